@@ -1,0 +1,85 @@
+// OAuth 2.1 for MCP clients (dynamic registration, PKCE codes, rotating refresh tokens) and web-dialer tokens.
+import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { createdAt, customerId, id, json, timestamp } from "./columns.ts";
+
+/** RFC 7591 registrations. Anonymous, so not tied to an account until a user grants consent. */
+export const oauthClients = sqliteTable("oauth_clients", {
+  clientId: text("client_id").primaryKey(),
+  /** null for public clients (token_endpoint_auth_method none). */
+  clientSecretHash: text("client_secret_hash"),
+  clientName: text("client_name"),
+  redirectUris: json<string[]>("redirect_uris").notNull(),
+  /** none | client_secret_basic | client_secret_post */
+  tokenEndpointAuthMethod: text("token_endpoint_auth_method").notNull().default("none"),
+  grantTypes: json<string[]>("grant_types").notNull(),
+  scope: text("scope"),
+  createdAt: createdAt(),
+});
+
+/** Authorization codes: single use, short-lived, stored only as hashes. */
+export const oauthCodes = sqliteTable(
+  "oauth_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    clientId: text("client_id").notNull(),
+    customerId: customerId(),
+    userId: text("user_id").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    /** Only S256 is accepted. */
+    codeChallengeMethod: text("code_challenge_method").notNull().default("S256"),
+    scope: text("scope"),
+    /** RFC 8707 resource indicator the token will be bound to (the /mcp URL). */
+    resource: text("resource"),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: timestamp("used_at"),
+  },
+  (t) => [index("oauth_codes_expires_idx").on(t.expiresAt)],
+);
+
+/**
+ * Refresh tokens, rotated on use. All tokens born of one authorization share grant_id; revoking
+ * (or replaying a rotated token) revokes the whole grant, and access tokens carry grant_id so
+ * they stop working with it.
+ */
+export const oauthTokens = sqliteTable(
+  "oauth_tokens",
+  {
+    id: id(),
+    refreshTokenHash: text("refresh_token_hash").notNull(),
+    grantId: text("grant_id").notNull(),
+    clientId: text("client_id").notNull(),
+    customerId: customerId(),
+    userId: text("user_id").notNull(),
+    scope: text("scope"),
+    resource: text("resource"),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+    revokedAt: timestamp("revoked_at"),
+    rotatedAt: timestamp("rotated_at"),
+  },
+  (t) => [
+    uniqueIndex("oauth_tokens_refresh_hash_uq").on(t.refreshTokenHash),
+    index("oauth_tokens_grant_idx").on(t.grantId),
+    index("oauth_tokens_customer_user_idx").on(t.customerId, t.userId),
+  ],
+);
+
+/** Short-lived tokens the web dialer presents on its INVITE instead of a whitelisted address. */
+export const dialerSessions = sqliteTable(
+  "dialer_sessions",
+  {
+    id: id(),
+    tokenHash: text("token_hash").notNull(),
+    customerId: customerId(),
+    userId: text("user_id").notNull(),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("dialer_sessions_token_hash_uq").on(t.tokenHash),
+    index("dialer_sessions_customer_created_idx").on(t.customerId, t.createdAt),
+    index("dialer_sessions_expires_idx").on(t.expiresAt),
+  ],
+);

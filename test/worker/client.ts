@@ -1,0 +1,37 @@
+// An HTTP client for the Worker under test: requests go through the real entry point
+// (exports.default.fetch), with the same headers a script or browser would send.
+import { exports } from "cloudflare:workers";
+
+export type Reply<T = any> = { status: number; body: T; headers: Headers };
+
+export type RequestOptions = {
+  body?: unknown;
+  /** Sent as-is, not JSON-encoded (for malformed-body tests). */
+  rawBody?: string;
+  token?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+};
+
+const ORIGIN = "https://api.test";
+
+export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+  const headers = new Headers(options.headers);
+  if (options.token) headers.set("Authorization", `Bearer ${options.token}`);
+  if (options.apiKey) headers.set("X-API-Key", options.apiKey);
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  const res = await exports.default.fetch(new Request(`${ORIGIN}${path}`, { method, headers, body }));
+  const text = await res.text();
+  const type = res.headers.get("content-type") ?? "";
+  return { status: res.status, body: (type.includes("json") && text ? JSON.parse(text) : text) as T, headers: res.headers };
+}
+
+/** A client bound to one credential: `as(session).get("/api/auth/me")`. */
+export function as(credential: { token?: string; apiKey?: string }) {
+  const send = (method: string) => (path: string, body?: unknown, headers?: Record<string, string>) =>
+    request(method, path, { ...credential, body, headers });
+  return { get: send("GET"), post: send("POST"), put: send("PUT"), patch: send("PATCH"), delete: send("DELETE") };
+}

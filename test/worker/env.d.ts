@@ -1,0 +1,17 @@
+import type { D1Migration } from "cloudflare:test";
+import type { Bindings } from "../../worker/env.ts";
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends Bindings {
+      TEST_MIGRATIONS: D1Migration[];
+      JWT_SECRET: string;
+      ENCRYPTION_KEY: string;
+      NODE_TOKEN: string;
+    }
+    interface GlobalProps {
+      mainModule: typeof import("../../worker/index.ts");
+      durableNamespaces: "AccountLedger" | "TrunkRegistry" | "NodeHub" | "Limiter";
+    }
+  }
+}

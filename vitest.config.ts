@@ -1,0 +1,40 @@
+import { randomBytes } from "node:crypto";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Test-only secrets, fresh on every run: nothing secret is kept in the repository.
+const secret = () => randomBytes(32).toString("base64url");
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                JWT_SECRET: secret(),
+                ENCRYPTION_KEY: secret(),
+                NODE_TOKEN: secret(),
+                TEST_MIGRATIONS: await readD1Migrations("./schema/migrations"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          setupFiles: ["./test/worker/setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "sip-node",
+          environment: "node",
+          include: ["test/sip-node/**/*.test.ts"],
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,82 @@
+// Who is calling: resolved once per request from a bearer access token or an X-API-Key,
+// then read by services through c.var.principal.
+import type { MiddlewareHandler } from "hono";
+import { and, eq, isNull } from "drizzle-orm";
+import { apiKeys, customers, users } from "../../../schema/identity.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
+import type { Db } from "../../lib/db.ts";
+import { forbidden, unauthorized } from "../../lib/errors.ts";
+import { isoToSec, nowIso } from "../../lib/time.ts";
+import { verifyAccessToken } from "../../lib/tokens.ts";
+import type { AppEnv } from "../context.ts";
+
+export type CustomerRow = typeof customers.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+
+export type Principal = {
+  customer: CustomerRow;
+  user: UserRow;
+  via: "token" | "api_key";
+  impersonatedBy: string | null;
+};
+
+/** What the session may do; an administrator account's member, or an impersonation, is never admin. */
+export function sessionRole(p: Pick<Principal, "customer" | "user" | "impersonatedBy">): "admin" | "owner" | "member" {
+  if (p.user.role !== "owner") return "member";
+  return p.customer.role === "admin" && !p.impersonatedBy ? "admin" : "owner";
+}
+
+export const requireAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1];
+  const apiKey = c.req.header("X-API-Key");
+  const principal = bearer
+    ? await fromAccessToken(c.var.db, bearer, c.var.config.JWT_SECRET)
+    : apiKey
+      ? await fromApiKey(c.var.db, apiKey)
+      : null;
+  if (!principal) throw unauthorized();
+  if (principal.customer.status === "suspended") throw forbidden("Account suspended");
+  c.set("principal", principal);
+  await next();
+};
+
+async function loadUser(db: Db, userId: string, customerId: string) {
+  const row = await db
+    .select({ user: users, customer: customers })
+    .from(users)
+    .innerJoin(customers, eq(customers.id, users.customerId))
+    .where(and(eq(users.id, userId), eq(users.customerId, customerId)))
+    .get();
+  return row && row.user.isActive ? row : null;
+}
+
+async function fromAccessToken(db: Db, token: string, secret: string): Promise<Principal | null> {
+  const claims = await verifyAccessToken(token, secret);
+  if (!claims) return null;
+  const row = await loadUser(db, claims.sub, claims.cid);
+  if (!row) return null;
+  // Tokens issued before a logout-all or a password change are refused (one-second resolution).
+  for (const revokedAt of [row.user.sessionsRevokedAt, row.customer.sessionsRevokedAt]) {
+    if (revokedAt && claims.iat < isoToSec(revokedAt)) return null;
+  }
+  return { ...row, via: "token", impersonatedBy: claims.imp ?? null };
+}
+
+async function fromApiKey(db: Db, key: string): Promise<Principal | null> {
+  const found = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, await sha256Hex(key)), isNull(apiKeys.revokedAt)))
+    .get();
+  if (!found) return null;
+  const row = await loadUser(db, found.userId, found.customerId);
+  if (!row) return null;
+  await db.update(apiKeys).set({ lastUsedAt: nowIso() }).where(eq(apiKeys.id, found.id));
+  return { ...row, via: "api_key", impersonatedBy: null };
+}
+
+/** Route options for endpoints that take a bearer token or an API key (BK). */
+export const authenticated = {
+  middleware: requireAuth,
+  security: [{ BearerAuth: [] }, { ApiKeyAuth: [] }] as Record<string, string[]>[],
+};

@@ -1,0 +1,66 @@
+// The Worker's bindings and configuration. Vars and secrets are parsed once, at the entry,
+// so a missing or malformed setting fails loudly instead of deep inside a request.
+import { z } from "@hono/zod-openapi";
+import type { AccountLedger } from "../durable-objects/account-ledger.ts";
+import type { Limiter } from "../durable-objects/limiter.ts";
+import type { NodeHub } from "../durable-objects/node-hub.ts";
+import type { TrunkRegistry } from "../durable-objects/trunk-registry.ts";
+
+export type Bindings = {
+  DB: D1Database;
+  MEDIA: R2Bucket;
+  ANALYSIS_QUEUE: Queue;
+  DELIVERY_QUEUE: Queue;
+  ACCOUNT_LEDGER: DurableObjectNamespace<AccountLedger>;
+  TRUNK_REGISTRY: DurableObjectNamespace<TrunkRegistry>;
+  NODE_HUB: DurableObjectNamespace<NodeHub>;
+  LIMITER: DurableObjectNamespace<Limiter>;
+  ASSETS?: Fetcher;
+} & Record<string, unknown>;
+
+const flag = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const ConfigSchema = z.object({
+  // Secrets (wrangler secret put / .dev.vars)
+  JWT_SECRET: z.string().min(32, "JWT_SECRET must be at least 32 characters"),
+  ENCRYPTION_KEY: z.string().min(32, "ENCRYPTION_KEY must be at least 32 characters"),
+  NODE_TOKEN: z.string().min(32, "NODE_TOKEN must be at least 32 characters"),
+  // Vars (wrangler.toml [vars])
+  SIGNUP_ENABLED: flag.default(true),
+  ACCESS_TOKEN_TTL_SEC: int(60).default(900),
+  SESSION_IDLE_TIMEOUT_MIN: int(0).default(0),
+  REFRESH_TOKEN_TTL_DAYS: int(1).default(30),
+  PASSWORD_PBKDF2_ITERATIONS: int(1000).default(100_000),
+  LOGIN_MAX_FAILURES: int(1).default(10),
+  LOGIN_FAILURE_WINDOW_SEC: int(1).default(900),
+  LOGIN_IP_MAX_ATTEMPTS: int(1).default(30),
+  SIGNUP_MAX_PER_IP: int(1).default(5),
+  SIGNUP_WINDOW_SEC: int(1).default(3600),
+  SIGNUP_CREDIT_USD: z.coerce.number().min(0).default(5),
+  TERMS_VERSION: z.string().default("2026-01"),
+  INGRESS_HOST: z.string().default("127.0.0.1"),
+  INGRESS_PORT: int(1).default(5060),
+  MAIL_PROVIDER: z.enum(["outbox", "http"]).default("outbox"),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+const cache = new WeakMap<object, Config>();
+
+/** Parses the environment once per isolate and binding set. */
+export function loadConfig(env: Bindings): Config {
+  const cached = cache.get(env);
+  if (cached) return cached;
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ConfigError(`invalid Worker configuration: ${fields}`);
+  }
+  cache.set(env, parsed.data);
+  return parsed.data;
+}

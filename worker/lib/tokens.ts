@@ -1,0 +1,49 @@
+// Access tokens: HS256 JWTs (jose), short-lived. Claims carry who the token acts for;
+// revocation is by "issued before" instants kept on the user and the account.
+import { jwtVerify, SignJWT } from "jose";
+
+export type AccessClaims = {
+  /** user id */
+  sub: string;
+  /** customer (account) id */
+  cid: string;
+  /** administrator identity during an impersonation */
+  imp?: string;
+  iat: number;
+  exp: number;
+};
+
+const key = (secret: string) => new TextEncoder().encode(secret);
+
+export async function signAccessToken(
+  claims: { sub: string; cid: string; imp?: string | undefined },
+  secret: string,
+  ttlSec: number,
+): Promise<string> {
+  const payload: Record<string, string> = { cid: claims.cid };
+  if (claims.imp) payload.imp = claims.imp;
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(claims.sub)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSec}s`)
+    .sign(key(secret));
+}
+
+/** The claims of a valid, unexpired token, or null. */
+export async function verifyAccessToken(token: string, secret: string): Promise<AccessClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"] });
+    if (typeof payload.sub !== "string" || typeof payload.cid !== "string") return null;
+    if (typeof payload.iat !== "number" || typeof payload.exp !== "number") return null;
+    return {
+      sub: payload.sub,
+      cid: payload.cid,
+      imp: typeof payload.imp === "string" ? payload.imp : undefined,
+      iat: payload.iat,
+      exp: payload.exp,
+    } as AccessClaims;
+  } catch {
+    return null;
+  }
+}
