@@ -30,9 +30,18 @@ export default defineConfig({
       },
       {
         test: {
-          name: "sip-node",
+          name: "node",
           environment: "node",
-          include: ["test/sip-node/**/*.test.ts"],
+          include: ["test/sip-node/**/*.test.ts", "test/contract/**/*.test.ts"],
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
     ],

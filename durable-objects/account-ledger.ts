@@ -31,6 +31,9 @@ export type CreditInput = {
   createdAt: string;
 };
 
+/** Outcomes cross the RPC boundary as values, not exceptions: the caller decides what the client sees. */
+export type CreditResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "invalid_amount" };
+
 export class AccountLedger extends DurableObject {
   private readonly sql: SqlStorage;
 
@@ -71,12 +74,11 @@ export class AccountLedger extends DurableObject {
   }
 
   /** Adds money (signup credit, top-up, refund). Idempotent by entry id: a retry returns the first result. */
-  credit(input: CreditInput): LedgerEntry {
-    if (!Number.isSafeInteger(input.amountMicros) || input.amountMicros <= 0) {
-      throw new RangeError("credit amount must be a positive whole number of micro-dollars");
-    }
+  credit(input: CreditInput): CreditResult {
+    // Only a positive whole number of micro-dollars is money.
+    if (!Number.isSafeInteger(input.amountMicros) || input.amountMicros <= 0) return { ok: false, reason: "invalid_amount" };
     const existing = this.entry(input.entryId);
-    if (existing) return existing;
+    if (existing) return { ok: true, entry: existing };
     const balanceAfter = this.summary().balance_micros + input.amountMicros;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec("UPDATE state SET balance_micros = ? WHERE id = 1", balanceAfter);
@@ -91,7 +93,7 @@ export class AccountLedger extends DurableObject {
         input.createdAt,
       );
     });
-    return this.entry(input.entryId)!;
+    return { ok: true, entry: this.entry(input.entryId)! };
   }
 
   /** Newest first. */

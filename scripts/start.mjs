@@ -11,22 +11,23 @@ const API_PORT = Number(process.env.API_PORT ?? 8787);
 const apiBase = `http://${API_HOST}:${API_PORT}`;
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" };
 const children = [];
+let stopping = false;
 
 ensureDevVars();
 run("wrangler", ["d1", "migrations", "apply", "DB", "--local"]);
 children.push(
   start("api", "wrangler", ["dev", "--ip", API_HOST, "--port", String(API_PORT), "--show-interactive-dev-session=false"]),
 );
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, stop);
 
-await waitForHealth();
-const demo = await demoAccount();
-console.log(`
+if (await waitForHealth()) {
+  const demo = await demoAccount();
+  console.log(`
   API        ${apiBase}/api   (explorer: ${apiBase}/api/docs)
   Demo login ${demo.email} / ${demo.password}
   Ctrl-C stops everything.
 `);
+}
 
 /** Secrets for local development, generated once into .dev.vars (never committed). */
 function ensureDevVars() {
@@ -58,7 +59,7 @@ function run(command, args) {
 }
 
 function start(name, command, args) {
-  const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"], detached: true });
+  const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
   child.on("exit", (code, signal) => {
     if (stopping) return;
     console.error(`${name} exited (${signal ?? code}); stopping`);
@@ -67,7 +68,6 @@ function start(name, command, args) {
   return child;
 }
 
-let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
@@ -76,23 +76,13 @@ function stop() {
   let remaining = alive.length;
   for (const child of alive) {
     child.once("exit", () => --remaining === 0 && process.exit(0));
-    // Each child leads its own process group: signal the group, so workerd goes too.
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      remaining -= 1;
-    }
+    // Each child stops its own children (wrangler stops workerd).
+    child.kill("SIGTERM");
   }
   setTimeout(() => {
-    for (const child of alive) {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-    process.exit(0);
-  }, 5000).unref();
+    for (const child of alive) child.kill("SIGKILL");
+    process.exit(1);
+  }, 10_000).unref();
 }
 
 async function waitForHealth() {
@@ -100,14 +90,15 @@ async function waitForHealth() {
   while (Date.now() < deadline && !stopping) {
     try {
       const res = await fetch(`${apiBase}/api/health`);
-      if (res.ok && (await res.json()).db === true) return;
+      if (res.ok && (await res.json()).db === true) return true;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  console.error("the API did not become healthy in 120 s");
+  if (!stopping) console.error("the API did not become healthy in 120 s");
   stop();
+  return false;
 }
 
 /** The demo account: created on first start, its credentials kept in .wrangler/ beside local D1. */

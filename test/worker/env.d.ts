@@ -1,5 +1,6 @@
 import type { D1Migration } from "cloudflare:test";
 import type { Bindings } from "../../worker/env.ts";
+import type * as WorkerModule from "../../worker/index.ts";
 
 declare global {
   namespace Cloudflare {
@@ -10,7 +11,7 @@ declare global {
       NODE_TOKEN: string;
     }
     interface GlobalProps {
-      mainModule: typeof import("../../worker/index.ts");
+      mainModule: typeof WorkerModule;
       durableNamespaces: "AccountLedger" | "TrunkRegistry" | "NodeHub" | "Limiter";
     }
   }

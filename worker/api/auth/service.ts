@@ -60,13 +60,14 @@ export async function signup({ env, db, config }: Deps, input: SignupRequest): P
   }
   const creditMicros = toMicros(config.SIGNUP_CREDIT_USD);
   if (creditMicros > 0) {
-    await ledgerFor(env, customer.id!).credit({
+    const credited = await ledgerFor(env, customer.id!).credit({
       entryId: `signup-credit:${customer.id}`,
       type: "credit",
       amountMicros: creditMicros,
       description: "Welcome credit",
       createdAt: now,
     });
+    if (!credited.ok) throw new Error(`welcome credit refused: ${credited.reason}`);
   }
   return loadPrincipal(db, user.id);
 }

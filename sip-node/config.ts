@@ -1,0 +1,51 @@
+// The SIP node's whole configuration, validated once at start. Nothing else in sip-node/
+// reads process.env: main passes the environment here and hands the result down.
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(1).max(65_535);
+
+const SipNodeConfigSchema = z
+  .object({
+    SIP_BIND: z.union([z.ipv4(), z.ipv6()], { error: "must be an IPv4 or IPv6 address" }).default("127.0.0.1"),
+    SIP_PORT: port.default(5060),
+    /** The address put in Via, Contact and SDP; the bind address unless behind NAT. */
+    SIP_PUBLIC_ADDRESS: z.string().min(1).optional(),
+    RTP_PORT_MIN: port.default(20_000),
+    RTP_PORT_MAX: port.default(29_999),
+    WORKER_URL: z.url().default("http://127.0.0.1:8787"),
+    NODE_TOKEN: z.string().min(32, "NODE_TOKEN must be at least 32 characters"),
+    NODE_ID: z.string().min(1).default("local-1"),
+    REGION: z.string().min(1).default("ca"),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  })
+  .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
+    message: "RTP_PORT_MIN must be below RTP_PORT_MAX",
+    path: ["RTP_PORT_MIN"],
+  });
+
+export type SipNodeConfig = {
+  sip: { bind: string; port: number; publicAddress: string };
+  rtp: { portMin: number; portMax: number };
+  worker: { url: string; nodeToken: string };
+  nodeId: string;
+  region: string;
+  logLevel: "debug" | "info" | "warn" | "error";
+};
+
+/** Parses the environment into the node's configuration, or throws naming every bad setting. */
+export function loadSipNodeConfig(env: Record<string, string | undefined>): SipNodeConfig {
+  const parsed = SipNodeConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid SIP node configuration: ${problems}`);
+  }
+  const c = parsed.data;
+  return {
+    sip: { bind: c.SIP_BIND, port: c.SIP_PORT, publicAddress: c.SIP_PUBLIC_ADDRESS ?? c.SIP_BIND },
+    rtp: { portMin: c.RTP_PORT_MIN, portMax: c.RTP_PORT_MAX },
+    worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN },
+    nodeId: c.NODE_ID,
+    region: c.REGION,
+    logLevel: c.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,102 @@
+// `npm start` as a developer runs it: the API comes up on local D1 with the catalogue
+// seeded, the demo account it prints can sign in, and Ctrl-C stops every process.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = new URL("../..", import.meta.url).pathname;
+let child: ChildProcess;
+let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+let output = "";
+let base = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output}`)), timeoutMs);
+    const check = () => {
+      const match = pattern.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then(() => reject(new Error(`npm start exited early:\n${output}`)));
+    check();
+  });
+}
+
+/** True once no process of the group is left (wrangler and workerd included). */
+async function groupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  // A process group of its own, as a terminal gives a foreground job, so Ctrl-C reaches it whole.
+  child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, API_PORT: String(port) }, detached: true });
+  exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+});
+
+afterAll(async () => {
+  // Whatever happened above, leave no server behind.
+  if (!(await groupGone(child.pid!, 0))) process.kill(-child.pid!, "SIGKILL");
+});
+
+describe("npm start", () => {
+  let demo: { email: string; password: string };
+
+  it("serves the API with the database up and prints a demo login that works", async () => {
+    const [, email, password] = await waitForOutput(/Demo login (\S+) \/ (\S+)/, 150_000);
+    demo = { email: email!, password: password! };
+    const health = await fetch(`${base}/api/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok", db: true });
+
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(demo),
+    });
+    expect(login.status).toBe(200);
+    const plans = (await (await fetch(`${base}/api/plans`)).json()) as unknown[];
+    expect(plans.length).toBe(4);
+  });
+
+  it("serves the explorer's own assets", async () => {
+    const bundle = await fetch(`${base}/api/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+  });
+
+  it("stops every process on Ctrl-C", async () => {
+    process.kill(-child.pid!, "SIGINT");
+    // npm itself ends by the signal, as after Ctrl-C in a terminal; our script ends cleanly.
+    expect(await exited).toEqual({ code: null, signal: "SIGINT" });
+    expect(await groupGone(child.pid!, 15_000)).toBe(true);
+    expect(output).not.toMatch(/exited \(|SIGKILL/);
+    await expect(fetch(`${base}/api/health`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { loadSipNodeConfig } from "../../sip-node/config.ts";
+
+const token = "t".repeat(32);
+
+describe("SIP node configuration", () => {
+  it("defaults to loopback on 5060 and the local Worker", () => {
+    expect(loadSipNodeConfig({ NODE_TOKEN: token })).toEqual({
+      sip: { bind: "127.0.0.1", port: 5060, publicAddress: "127.0.0.1" },
+      rtp: { portMin: 20_000, portMax: 29_999 },
+      worker: { url: "http://127.0.0.1:8787", nodeToken: token },
+      nodeId: "local-1",
+      region: "ca",
+      logLevel: "info",
+    });
+  });
+
+  it("takes the public address for Via and SDP apart from the bind address", () => {
+    const config = loadSipNodeConfig({
+      NODE_TOKEN: token,
+      SIP_BIND: "0.0.0.0",
+      SIP_PORT: "5080",
+      SIP_PUBLIC_ADDRESS: "203.0.113.10",
+      WORKER_URL: "https://api.example.net/",
+    });
+    expect(config.sip).toEqual({ bind: "0.0.0.0", port: 5080, publicAddress: "203.0.113.10" });
+    expect(config.worker.url).toBe("https://api.example.net");
+  });
+
+  it("refuses to start with every bad setting named", () => {
+    expect(() =>
+      loadSipNodeConfig({ SIP_PORT: "70000", RTP_PORT_MIN: "30000", RTP_PORT_MAX: "20000", SIP_BIND: "localhost" }),
+    ).toThrow(/SIP_BIND: must be an IPv4 or IPv6 address; SIP_PORT: .*; NODE_TOKEN: /);
+    expect(() => loadSipNodeConfig({ NODE_TOKEN: token, RTP_PORT_MIN: "30000", RTP_PORT_MAX: "20000" })).toThrow(
+      "RTP_PORT_MIN: RTP_PORT_MIN must be below RTP_PORT_MAX",
+    );
+  });
+});
