@@ -166,3 +166,13 @@ export const auditLog = sqliteTable(
   },
   (t) => [index("audit_log_customer_created_idx").on(t.customerId, t.createdAt)],
 );
+
+/** Single-use tokens already spent (passkey challenges): a second use finds its id here. */
+export const spentTokens = sqliteTable(
+  "spent_tokens",
+  {
+    jti: text("jti").primaryKey(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("spent_tokens_expires_idx").on(t.expiresAt)],
+);

@@ -3,13 +3,19 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { registerApiKeys } from "./api/api-keys/routes.ts";
 import { registerAuthConfig } from "./api/auth/config-route.ts";
 import { registerAuth } from "./api/auth/routes.ts";
+import { registerSessionRoutes } from "./api/auth/session-routes.ts";
 import { registerBilling } from "./api/billing/routes.ts";
 import { registerCatalogue } from "./api/catalogue/routes.ts";
 import type { AppEnv } from "./api/context.ts";
 import { registerDocs } from "./api/docs/routes.ts";
 import { registerHealth } from "./api/health/routes.ts";
+import { registerProfile } from "./api/profile/routes.ts";
+import { registerAdmin } from "./api/admin/routes.ts";
+import { registerUsers } from "./api/users/routes.ts";
+import { registerPasskeys } from "./api/passkeys/routes.ts";
 import { loadConfig } from "./env.ts";
 import { database } from "./lib/db.ts";
 import { ApiError } from "./lib/errors.ts";
@@ -39,6 +45,12 @@ function newApi(): OpenAPIHono<AppEnv> {
   registerCatalogue(api);
   registerAuthConfig(api);
   registerAuth(api);
+  registerSessionRoutes(api);
+  registerPasskeys(api);
+  registerApiKeys(api);
+  registerUsers(api);
+  registerProfile(api);
+  registerAdmin(api);
   registerBilling(api);
   registerDocs(api);
 

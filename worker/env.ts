@@ -43,7 +43,11 @@ const ConfigSchema = z.object({
   TERMS_VERSION: z.string().default("2026-01"),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
-  MAIL_PROVIDER: z.enum(["outbox", "http"]).default("outbox"),
+  /** WebAuthn relying party; by default the host and origin the request came to. */
+  WEBAUTHN_RP_ID: z.string().optional(),
+  WEBAUTHN_ORIGIN: z.string().optional(),
+  WEBAUTHN_RP_NAME: z.string().default("Call Shield"),
+  MAIL_PROVIDER: z.enum(["outbox"]).default("outbox"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -13,12 +13,16 @@ export type RequestOptions = {
   headers?: Record<string, string>;
 };
 
-const ORIGIN = "https://api.test";
+export const ORIGIN = "https://api.test";
+
+/** A documentation-range address per request unless a test names one: throttles are per source. */
+const anyIp = () => `198.51.100.${Math.floor(Math.random() * 254) + 1}`;
 
 export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
   const headers = new Headers(options.headers);
   if (options.token) headers.set("Authorization", `Bearer ${options.token}`);
   if (options.apiKey) headers.set("X-API-Key", options.apiKey);
+  if (!headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", anyIp());
   let body: string | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);

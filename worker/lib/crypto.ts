@@ -8,7 +8,7 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-export function fromBase64url(text: string): Uint8Array {
+export function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
   const binary = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
   return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));

@@ -34,6 +34,8 @@ export async function signAccessToken(
 export async function verifyAccessToken(token: string, secret: string): Promise<AccessClaims | null> {
   try {
     const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"] });
+    // Step tokens carry an audience; an access token never does.
+    if (payload.aud !== undefined) return null;
     if (typeof payload.sub !== "string" || typeof payload.cid !== "string") return null;
     if (typeof payload.iat !== "number" || typeof payload.exp !== "number") return null;
     return {
@@ -43,6 +45,41 @@ export async function verifyAccessToken(token: string, secret: string): Promise<
       iat: payload.iat,
       exp: payload.exp,
     } as AccessClaims;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Short-lived signed tokens for one step of a flow (passkey registration state, a 2FA
+ * login_token, an enroll_token). The purpose is part of the audience, so a token minted
+ * for one step is refused by every other; jti lets a step spend it once.
+ */
+export type StepClaims = { sub: string; cid: string; challenge: string; jti: string; exp: number };
+
+export async function signStepToken(
+  purpose: string,
+  claims: { sub: string; cid: string; challenge: string },
+  secret: string,
+  ttlSec: number,
+): Promise<string> {
+  return new SignJWT({ cid: claims.cid, challenge: claims.challenge })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setAudience(`step:${purpose}`)
+    .setSubject(claims.sub)
+    .setJti(crypto.randomUUID())
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSec}s`)
+    .sign(key(secret));
+}
+
+export async function verifyStepToken(purpose: string, token: string, secret: string): Promise<StepClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"], audience: `step:${purpose}` });
+    const { sub, cid, challenge, jti, exp } = payload as Record<string, unknown>;
+    if (typeof sub !== "string" || typeof cid !== "string" || typeof challenge !== "string") return null;
+    if (typeof jti !== "string" || typeof exp !== "number") return null;
+    return { sub, cid, challenge, jti, exp };
   } catch {
     return null;
   }

@@ -74,9 +74,3 @@ async function fromApiKey(db: Db, key: string): Promise<Principal | null> {
   await db.update(apiKeys).set({ lastUsedAt: nowIso() }).where(eq(apiKeys.id, found.id));
   return { ...row, via: "api_key", impersonatedBy: null };
 }
-
-/** Route options for endpoints that take a bearer token or an API key (BK). */
-export const authenticated = {
-  middleware: requireAuth,
-  security: [{ BearerAuth: [] }, { ApiKeyAuth: [] }] as Record<string, string[]>[],
-};

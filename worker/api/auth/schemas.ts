@@ -58,3 +58,21 @@ export const SignupResponseSchema = z
 
 export type SignupRequest = z.infer<typeof SignupRequestSchema>;
 export type LoginRequest = z.infer<typeof LoginRequestSchema>;
+
+export const SecondFactorSchema = z
+  .object({
+    twofa_required: z.literal(true),
+    login_token: z.string().optional().openapi({ description: "For /auth/login/passkey; single use, 5 minutes" }),
+    enroll_token: z
+      .string()
+      .optional()
+      .openapi({ description: "For /auth/login/passkey/enroll, when this member has no passkey yet" }),
+    passkey_options: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "WebAuthn request options (login) or creation options (enrolment)" }),
+  })
+  .openapi("SecondFactorChallenge");
+
+export const ChangePasswordSchema = z
+  .object({ current_password: z.string().max(1024), new_password: NewPasswordSchema })
+  .openapi("ChangePassword");

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { pageQuery, WIDE_PAGE } from "../../lib/pagination.ts";
-import { authenticated } from "../auth/principal.ts";
+import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";
 import { BalanceSchema, LedgerListSchema } from "./schemas.ts";

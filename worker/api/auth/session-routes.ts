@@ -1,0 +1,93 @@
+// Keeping and ending sessions: refresh, logout, logout-all, change-password.
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { unauthorized } from "../../lib/errors.ts";
+import { depsOf, type Api, type AppEnv } from "../context.ts";
+import { errors, jsonBody, jsonRequest } from "../responses.ts";
+import { notImpersonated } from "./access.ts";
+import { clearRefreshCookie, refreshCookieOf, setRefreshCookie } from "./issue.ts";
+import { familyOf, revokeFamily, rotate } from "./refresh-tokens.ts";
+import { ChangePasswordSchema, TokenResponseSchema } from "./schemas.ts";
+import { changePassword, issueAccessToken, logoutAll } from "./service.ts";
+import { sessionCustomerOut } from "../accounts/service.ts";
+
+const tags = ["Authentication"];
+const cookieAuth = z.object({
+  "X-Requested-With": z.string().optional().openapi({ description: "Must be `XMLHttpRequest`", example: "XMLHttpRequest" }),
+});
+const noContent = { 204: { description: "Done" } };
+
+/** RC access: the refresh cookie plus X-Requested-With, which a cross-site form cannot send. */
+function requireXhr(c: Context<AppEnv>): void {
+  if (c.req.header("X-Requested-With") !== "XMLHttpRequest") throw unauthorized();
+}
+
+const refreshRoute = createRoute({
+  method: "post",
+  path: "/auth/refresh",
+  tags,
+  summary: "A new access token from the refresh cookie (rotates the cookie)",
+  request: { headers: cookieAuth },
+  responses: { 200: jsonBody(TokenResponseSchema, "Renewed"), ...errors(401) },
+});
+
+const logoutRoute = createRoute({
+  method: "post",
+  path: "/auth/logout",
+  tags,
+  summary: "End this browser's session family and clear the cookie",
+  request: { headers: cookieAuth },
+  responses: { ...noContent, ...errors(401) },
+});
+
+const logoutAllRoute = createRoute({
+  method: "post",
+  path: "/auth/logout-all",
+  tags,
+  summary: "Sign out everywhere (a member: only themselves; the owner: every user)",
+  ...notImpersonated,
+  responses: { ...noContent, ...errors(401, 403) },
+});
+
+const changePasswordRoute = createRoute({
+  method: "post",
+  path: "/auth/change-password",
+  tags,
+  summary: "Change the password; other sessions end, this browser renews through /auth/refresh",
+  ...notImpersonated,
+  request: jsonRequest(ChangePasswordSchema),
+  responses: { ...noContent, ...errors(400, 401, 403, 422) },
+});
+
+export function registerSessionRoutes(api: Api) {
+  api.openapi(refreshRoute, async (c) => {
+    requireXhr(c);
+    const token = refreshCookieOf(c);
+    if (!token) throw unauthorized();
+    const { principal, nextToken } = await rotate({ db: c.var.db, config: c.var.config }, token);
+    if (nextToken) setRefreshCookie(c, nextToken);
+    return c.json({ ...(await issueAccessToken(c.var.config, principal)), customer: sessionCustomerOut(principal) }, 200);
+  });
+
+  api.openapi(logoutRoute, async (c) => {
+    requireXhr(c);
+    const token = refreshCookieOf(c);
+    const familyId = token ? await familyOf(c.var.db, token) : null;
+    if (familyId) await revokeFamily(c.var.db, familyId);
+    clearRefreshCookie(c);
+    return c.body(null, 204);
+  });
+
+  api.openapi(logoutAllRoute, async (c) => {
+    await logoutAll(c.var.db, c.var.principal);
+    clearRefreshCookie(c);
+    return c.body(null, 204);
+  });
+
+  api.openapi(changePasswordRoute, async (c) => {
+    const token = refreshCookieOf(c);
+    const familyId = token ? await familyOf(c.var.db, token) : null;
+    await changePassword(depsOf(c), c.var.principal, c.req.valid("json"), familyId);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,118 @@
+// Members of an account: invited with a temporary password that must be changed at first
+// sign-in; the owner can deactivate them (never the owner) or send a new temporary password.
+import { and, asc, count, eq } from "drizzle-orm";
+import { users } from "../../../schema/identity.ts";
+import type { Config } from "../../env.ts";
+import { randomToken } from "../../lib/crypto.ts";
+import type { Db } from "../../lib/db.ts";
+import { ApiError, conflict, notFound } from "../../lib/errors.ts";
+import { newId } from "../../lib/ids.ts";
+import { hashPassword } from "../../lib/passwords.ts";
+import { nowIso } from "../../lib/time.ts";
+import { mailSender, type MailResult } from "../../providers/mail/mail.ts";
+import type { Principal, UserRow } from "../auth/principal.ts";
+import { revokeUsersTokens } from "../auth/refresh-tokens.ts";
+import { emailTaken, normalizeEmail } from "../auth/service.ts";
+import { MAX_USERS } from "./schemas.ts";
+
+type Deps = { db: Db; config: Config };
+
+export const userOut = (row: UserRow) => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  is_active: row.isActive,
+  must_change_password: row.mustChangePassword,
+  last_login_at: row.lastLoginAt,
+  last_login_ip: row.lastLoginIp,
+  created_at: row.createdAt,
+});
+
+export async function listUsers(db: Db, principal: Principal) {
+  const rows = await db.select().from(users).where(eq(users.customerId, principal.customer.id)).orderBy(asc(users.createdAt));
+  return { items: rows.map(userOut), max_users: MAX_USERS };
+}
+
+async function userOfAccount(db: Db, principal: Principal, userId: string): Promise<UserRow> {
+  const row = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.customerId, principal.customer.id)))
+    .get();
+  if (!row) throw notFound("User not found");
+  return row;
+}
+
+const temporaryPassword = () => randomToken(12);
+
+function welcomeText(principal: Principal, email: string, password: string): string {
+  const company = principal.customer.company ?? principal.customer.email;
+  return [
+    `You have been invited to the call-screening account of ${company}.`,
+    "",
+    `Sign in as ${email} with the temporary password ${password}`,
+    "You will be asked to choose your own password at the first sign-in.",
+  ].join("\n");
+}
+
+async function sendWelcome(db: Db, principal: Principal, email: string, password: string): Promise<MailResult> {
+  return mailSender(db).send({ to: [email], subject: "Your call-screening account", text: welcomeText(principal, email, password) });
+}
+
+export async function inviteUser({ db, config }: Deps, principal: Principal, input: { email: string; name?: string | null }) {
+  const email = normalizeEmail(input.email);
+  if (await emailTaken(db, email)) throw conflict("Email already registered");
+  const existing = await db.select({ n: count() }).from(users).where(eq(users.customerId, principal.customer.id)).get();
+  if ((existing?.n ?? 0) >= MAX_USERS) throw conflict("Maximum number of users reached");
+  const password = temporaryPassword();
+  const row: UserRow = {
+    id: newId(),
+    customerId: principal.customer.id,
+    email,
+    name: input.name ?? null,
+    role: "member",
+    passwordHash: await hashPassword(password, config.PASSWORD_PBKDF2_ITERATIONS),
+    isActive: true,
+    mustChangePassword: true,
+    isPlatformAdmin: false,
+    lastLoginAt: null,
+    lastLoginIp: null,
+    sessionsRevokedAt: null,
+    createdAt: nowIso(),
+  };
+  try {
+    await db.insert(users).values(row);
+  } catch (err) {
+    if (String(err).includes("UNIQUE")) throw conflict("Email already registered");
+    throw err;
+  }
+  return { user: userOut(row), welcome_email: await sendWelcome(db, principal, email, password) };
+}
+
+export async function updateUser(db: Db, principal: Principal, userId: string, input: { name?: string | null; is_active?: boolean | null }) {
+  const row = await userOfAccount(db, principal, userId);
+  if (input.is_active === false && row.role === "owner") throw new ApiError(400, "cannot_deactivate_owner");
+  const patch: Partial<UserRow> = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.is_active !== undefined && input.is_active !== null) patch.isActive = input.is_active;
+  if (Object.keys(patch).length > 0) await db.update(users).set(patch).where(eq(users.id, row.id));
+  // A deactivated member's browsers lose their refresh tokens; tokens and keys fail at once.
+  if (patch.isActive === false) await revokeUsersTokens(db, [row.id]);
+  return userOut({ ...row, ...patch });
+}
+
+/** A new temporary password; the old one stops working and the member's sessions end. */
+export async function resendInvite({ db, config }: Deps, principal: Principal, userId: string) {
+  const row = await userOfAccount(db, principal, userId);
+  if (row.role === "owner") throw new ApiError(400, "cannot_reset_owner");
+  const password = temporaryPassword();
+  const patch = {
+    passwordHash: await hashPassword(password, config.PASSWORD_PBKDF2_ITERATIONS),
+    mustChangePassword: true,
+    sessionsRevokedAt: nowIso(),
+  };
+  await db.update(users).set(patch).where(eq(users.id, row.id));
+  await revokeUsersTokens(db, [row.id]);
+  return { user: userOut({ ...row, ...patch }), welcome_email: await sendWelcome(db, principal, row.email, password) };
+}
