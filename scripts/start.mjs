@@ -15,8 +15,19 @@ let stopping = false;
 
 ensureDevVars();
 run("wrangler", ["d1", "migrations", "apply", "DB", "--local"]);
+// Local runs keep the login limits but let a scripted suite open a few hundred accounts.
+const localVars = { SIGNUP_MAX_PER_IP: "1000", SIGNUP_WINDOW_SEC: "60", INGRESS_HOST: "127.0.0.1" };
+const varFlags = Object.entries(localVars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
 children.push(
-  start("api", "wrangler", ["dev", "--ip", API_HOST, "--port", String(API_PORT), "--show-interactive-dev-session=false"]),
+  start("api", "wrangler", [
+    "dev",
+    "--ip",
+    API_HOST,
+    "--port",
+    String(API_PORT),
+    "--show-interactive-dev-session=false",
+    ...varFlags,
+  ]),
 );
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, stop);
 
@@ -40,10 +51,6 @@ function ensureDevVars() {
       `JWT_SECRET=${secret()}`,
       `ENCRYPTION_KEY=${secret()}`,
       `NODE_TOKEN=${secret()}`,
-      // Local runs keep the login limits but let a scripted suite open many accounts.
-      "SIGNUP_MAX_PER_IP=1000",
-      "SIGNUP_WINDOW_SEC=60",
-      "INGRESS_HOST=127.0.0.1",
       "",
     ].join("\n"),
     { mode: 0o600 },

@@ -1,7 +1,8 @@
 // The test fixture factory: accounts, sign-ins and records made the way a customer makes
 // them, through the API, so tests read like the spec.
+import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import { as, request } from "./client.ts";
+import { as, request, type Reply } from "./client.ts";
 
 let counter = 0;
 
@@ -42,4 +43,62 @@ export async function signIn(email: string, password: string): Promise<string> {
   const res = await request("POST", "/api/auth/login", { body: { email, password } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.access_token as string;
+}
+
+/** Signs in as a browser (X-Client: web): the access token and the refresh cookie. */
+export async function signInBrowser(email: string, password: string): Promise<{ token: string; cookie: string }> {
+  const res = await request("POST", "/api/auth/login", { body: { email, password }, headers: { "X-Client": "web" } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { token: res.body.access_token, cookie: refreshCookie(res)! };
+}
+
+/** The shield_refresh cookie a reply set, as a Cookie header value ("shield_refresh=..."), or null. */
+export function refreshCookie(res: Reply): string | null {
+  const header = res.headers.get("set-cookie") ?? "";
+  const match = /shield_refresh=([^;]*)/.exec(header);
+  return match && match[1] ? `shield_refresh=${match[1]}` : null;
+}
+
+/** POST /auth/refresh as the portal sends it. */
+export const refresh = (cookie: string, xhr = true) =>
+  request("POST", "/api/auth/refresh", {
+    headers: { Cookie: cookie, ...(xhr ? { "X-Requested-With": "XMLHttpRequest" } : {}) },
+  });
+
+/** An invited member who has chosen their own password and is signed in. */
+export async function addMember(owner: Session, name = "Member"): Promise<Session & { userId: string }> {
+  const email = uniqueEmail("member");
+  const invite = await owner.client.post("/api/customer/users", { email, name });
+  expect(invite.status, JSON.stringify(invite.body)).toBe(201);
+  const temporary = temporaryPasswordFor(await latestMailTo(email));
+  const first = await signIn(email, temporary);
+  const password = newPassword();
+  const changed = await as({ token: first }).post("/api/auth/change-password", {
+    current_password: temporary,
+    new_password: password,
+  });
+  expect(changed.status).toBe(204);
+  const token = await signIn(email, password);
+  return { email, password, token, account: owner.account, client: as({ token }), userId: invite.body.user.id };
+}
+
+/** The newest message the embedded mail adapter kept for an address. */
+export async function latestMailTo(email: string): Promise<string> {
+  const row = await env.DB.prepare("SELECT text FROM outbox_emails WHERE to_address = ? ORDER BY created_at DESC, rowid DESC LIMIT 1")
+    .bind(email)
+    .first<{ text: string }>();
+  expect(row, `no mail to ${email}`).not.toBeNull();
+  return row!.text;
+}
+
+export const temporaryPasswordFor = (mail: string) => /temporary password (\S+)/.exec(mail)![1]!;
+
+/** Makes the account a platform administrator (production does this with `wrangler d1 execute`). */
+export async function makePlatformAdmin(session: Session): Promise<void> {
+  await env.DB.prepare("UPDATE customers SET role = 'admin' WHERE id = ?").bind(session.account.id).run();
+}
+
+/** Waits until the clock enters a new second, so "issued before now" at one-second resolution is unambiguous. */
+export async function nextSecond(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
 }
