@@ -2,7 +2,7 @@
 import { and, eq } from "drizzle-orm";
 import { customers, users } from "../../../schema/identity.ts";
 import type { Bindings, Config } from "../../env.ts";
-import type { Db } from "../../lib/db.ts";
+import { isUniqueViolation, type Db } from "../../lib/db.ts";
 import { ApiError, conflict, forbidden, invalidField, unauthorized } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { ledgerFor } from "../../lib/ledger.ts";
@@ -59,7 +59,7 @@ export async function signup({ env, db, config }: Deps, input: SignupRequest): P
     await db.batch([db.insert(customers).values(customer), db.insert(users).values(user)]);
   } catch (err) {
     // Two signups for one e-mail at once: the unique index lets exactly one through.
-    if (String(err).includes("UNIQUE")) throw conflict("Email already registered");
+    if (isUniqueViolation(err)) throw conflict("Email already registered");
     throw err;
   }
   const creditMicros = toMicros(config.SIGNUP_CREDIT_USD);

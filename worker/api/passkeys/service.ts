@@ -12,7 +12,7 @@ import { and, asc, count, eq, lt } from "drizzle-orm";
 import { customers, passkeys, users } from "../../../schema/identity.ts";
 import type { Config } from "../../env.ts";
 import { base64url, fromBase64url, randomToken } from "../../lib/crypto.ts";
-import type { Db } from "../../lib/db.ts";
+import { isUniqueViolation, type Db } from "../../lib/db.ts";
 import { ApiError, badRequest, conflict, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { nowIso } from "../../lib/time.ts";
@@ -103,7 +103,7 @@ async function storeCredential(
   try {
     await deps.db.insert(passkeys).values(row);
   } catch (err) {
-    if (String(err).includes("UNIQUE")) throw conflict("passkey_already_registered");
+    if (isUniqueViolation(err)) throw conflict("passkey_already_registered");
     throw err;
   }
   return row;

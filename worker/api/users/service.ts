@@ -4,7 +4,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import { users } from "../../../schema/identity.ts";
 import type { Config } from "../../env.ts";
 import { randomToken } from "../../lib/crypto.ts";
-import type { Db } from "../../lib/db.ts";
+import { isUniqueViolation, type Db } from "../../lib/db.ts";
 import { ApiError, conflict, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { hashPassword } from "../../lib/passwords.ts";
@@ -84,7 +84,7 @@ export async function inviteUser({ db, config }: Deps, principal: Principal, inp
   try {
     await db.insert(users).values(row);
   } catch (err) {
-    if (String(err).includes("UNIQUE")) throw conflict("Email already registered");
+    if (isUniqueViolation(err)) throw conflict("Email already registered");
     throw err;
   }
   return { user: userOut(row), welcome_email: await sendWelcome(db, principal, email, password) };
