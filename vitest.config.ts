@@ -7,6 +7,7 @@ const secret = () => randomBytes(32).toString("base64url");
 
 export default defineConfig({
   test: {
+    reporters: ["default", "./test/summary-reporter.ts"],
     projects: [
       {
         plugins: [

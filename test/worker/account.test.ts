@@ -79,7 +79,7 @@ describe("account status and the signup switch", () => {
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ detail: "Signup is disabled" });
     const config = await app.request("/api/auth/config", {}, { ...env, SIGNUP_ENABLED: "false" });
-    expect((await config.json()).signup_enabled).toBe(false);
+    expect(((await config.json()) as { signup_enabled: boolean }).signup_enabled).toBe(false);
     const row = await env.DB.prepare("SELECT id FROM users WHERE email = ?").bind(email).first();
     expect(row).toBeNull();
   });

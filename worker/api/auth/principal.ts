@@ -10,6 +10,8 @@ import { isoToSec, nowIso } from "../../lib/time.ts";
 import { verifyAccessToken } from "../../lib/tokens.ts";
 import type { AppEnv } from "../context.ts";
 
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 export type CustomerRow = typeof customers.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 
@@ -71,6 +73,10 @@ async function fromApiKey(db: Db, key: string): Promise<Principal | null> {
   if (!found) return null;
   const row = await loadUser(db, found.userId, found.customerId);
   if (!row) return null;
-  await db.update(apiKeys).set({ lastUsedAt: nowIso() }).where(eq(apiKeys.id, found.id));
+  // last_used_at is kept to the minute: a busy script should not cost a write per request.
+  const now = nowIso();
+  if (!found.lastUsedAt || Date.parse(now) - Date.parse(found.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+    await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, found.id));
+  }
   return { ...row, via: "api_key", impersonatedBy: null };
 }

@@ -1,0 +1,20 @@
+// Ends the run with one plain line, "tests: N passed, N failed[, N skipped]", which CI reads
+// whatever the runner.
+import type { Reporter, TestModule } from "vitest/node";
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const counts = { passed: 0, failed: 0, skipped: 0 };
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === "passed") counts.passed++;
+        else if (state === "failed") counts.failed++;
+        else counts.skipped++;
+      }
+      if (module.state() === "failed" && !module.children.size) counts.failed++;
+    }
+    const skipped = counts.skipped ? `, ${counts.skipped} skipped` : "";
+    console.log(`\ntests: ${counts.passed} passed, ${counts.failed} failed${skipped}`);
+  }
+}
