@@ -48,3 +48,6 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description: string) =>
 export const jsonRequest = <T extends z.ZodType>(schema: T) => ({
   body: { required: true, content: { "application/json": { schema } } },
 });
+
+/** A 204 answer with no body. */
+export const noContent = (description = "Done") => ({ 204: { description } });

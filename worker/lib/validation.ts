@@ -3,6 +3,8 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError, type ValidationIssue } from "./errors.ts";
 
+const FIELD_REQUIRED = "Field required";
+
 const LOCATION: Record<string, string> = {
   json: "body",
   form: "body",
@@ -20,8 +22,6 @@ export function issuesOf(error: z.ZodError, target: string): ValidationIssue[] {
     type: issue.message === FIELD_REQUIRED ? "missing" : issue.code,
   }));
 }
-
-const FIELD_REQUIRED = "Field required";
 
 // A field left out reads "Field required" rather than "expected string, received undefined".
 z.config({

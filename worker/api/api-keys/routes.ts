@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticated, ownerOnlyNotImpersonated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
-import { errors, jsonBody, jsonRequest } from "../responses.ts";
+import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, KeyIdParam } from "./schemas.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "./service.ts";
 
@@ -33,7 +33,7 @@ const revokeRoute = createRoute({
   summary: "Revoke an API key",
   ...ownerOnlyNotImpersonated,
   request: { params: KeyIdParam },
-  responses: { 204: { description: "Revoked" }, ...errors(401, 403, 404) },
+  responses: { ...noContent("Revoked"), ...errors(401, 403, 404) },
 });
 
 export function registerApiKeys(api: Api) {

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { unauthorized } from "../../lib/errors.ts";
 import { depsOf, type Api, type AppEnv } from "../context.ts";
-import { errors, jsonBody, jsonRequest } from "../responses.ts";
+import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { notImpersonated } from "./access.ts";
 import { clearRefreshCookie, refreshCookieOf, setRefreshCookie } from "./issue.ts";
 import { familyOf, revokeFamily, rotate } from "./refresh-tokens.ts";
@@ -15,7 +15,6 @@ const tags = ["Authentication"];
 const cookieAuth = z.object({
   "X-Requested-With": z.string().optional().openapi({ description: "Must be `XMLHttpRequest`", example: "XMLHttpRequest" }),
 });
-const noContent = { 204: { description: "Done" } };
 
 /** RC access: the refresh cookie plus X-Requested-With, which a cross-site form cannot send. */
 function requireXhr(c: Context<AppEnv>): void {
@@ -37,7 +36,7 @@ const logoutRoute = createRoute({
   tags,
   summary: "End this browser's session family and clear the cookie",
   request: { headers: cookieAuth },
-  responses: { ...noContent, ...errors(401) },
+  responses: { ...noContent(), ...errors(401) },
 });
 
 const logoutAllRoute = createRoute({
@@ -46,7 +45,7 @@ const logoutAllRoute = createRoute({
   tags,
   summary: "Sign out everywhere (a member: only themselves; the owner: every user)",
   ...notImpersonated,
-  responses: { ...noContent, ...errors(401, 403) },
+  responses: { ...noContent(), ...errors(401, 403) },
 });
 
 const changePasswordRoute = createRoute({
@@ -56,7 +55,7 @@ const changePasswordRoute = createRoute({
   summary: "Change the password; other sessions end, this browser renews through /auth/refresh",
   ...notImpersonated,
   request: jsonRequest(ChangePasswordSchema),
-  responses: { ...noContent, ...errors(400, 401, 403, 422) },
+  responses: { ...noContent(), ...errors(400, 401, 403, 422) },
 });
 
 export function registerSessionRoutes(api: Api) {

@@ -1,6 +1,5 @@
-// Sign-in and signup throttling (spec rule 3): per source IP every attempt counts; per
-// e-mail only wrong passwords count, so an attacker cannot lock the real owner out by
-// guessing from many addresses... and a successful sign-in clears the e-mail's count.
+// Sign-in and signup throttling (spec rule 3). Per source IP every attempt counts. Per
+// e-mail only wrong passwords count, and the owner's successful sign-in clears them.
 import type { Bindings, Config } from "../../env.ts";
 import { enforce, limiterFor } from "../../lib/limits.ts";
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ownerOnlyNotImpersonated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
-import { errors, jsonBody, jsonRequest } from "../responses.ts";
+import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { relyingParty } from "./relying-party.ts";
 import {
   PasskeyIdParam,
@@ -22,7 +22,6 @@ import {
 
 const tags = ["Passkeys"];
 const access = ownerOnlyNotImpersonated;
-const noContent = { 204: { description: "Done" } };
 
 const listRoute = createRoute({
   method: "get",
@@ -50,7 +49,7 @@ const deleteRoute = createRoute({
   summary: "Delete a passkey (the last one turns two-factor sign-in off)",
   ...access,
   request: { params: PasskeyIdParam },
-  responses: { ...noContent, ...errors(401, 403, 404) },
+  responses: { ...noContent(), ...errors(401, 403, 404) },
 });
 
 const memberRoute = createRoute({
@@ -60,7 +59,7 @@ const memberRoute = createRoute({
   summary: "Remove a member's passkeys; they enrol a new one at the next sign-in",
   ...access,
   request: { params: UserIdParam },
-  responses: { ...noContent, ...errors(401, 403, 404) },
+  responses: { ...noContent(), ...errors(401, 403, 404) },
 });
 
 const beginRoute = createRoute({
