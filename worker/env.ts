@@ -41,6 +41,8 @@ const ConfigSchema = z.object({
   SIGNUP_WINDOW_SEC: int(1).default(3600),
   SIGNUP_CREDIT_USD: z.coerce.number().min(0).default(5),
   TERMS_VERSION: z.string().default("2026-01"),
+  /** Longest call carried, whatever the credit (seconds). */
+  MAX_CALL_SECONDS: int(60).default(14_400),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
   /** WebAuthn relying party; by default the host and origin the request came to. */

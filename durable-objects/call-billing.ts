@@ -1,0 +1,74 @@
+// The arithmetic of call billing, apart from storage: what an admission may reserve and
+// what a finished call costs. Money is integer micro-dollars; rates are per minute.
+
+/** The price of some seconds at a per-minute rate, rounded up to the micro-dollar. */
+export const chargeFor = (seconds: number, ratePerMinuteMicros: number): number =>
+  Math.ceil((seconds * ratePerMinuteMicros) / 60);
+
+/** How many whole seconds an amount of money buys at a per-minute rate. */
+export const secondsFor = (micros: number, ratePerMinuteMicros: number): number =>
+  ratePerMinuteMicros <= 0 ? Number.POSITIVE_INFINITY : Math.floor((micros * 60) / ratePerMinuteMicros);
+
+export type Terms = {
+  ratePerMinuteMicros: number;
+  minBillableSeconds: number;
+  /** Longest call the platform carries, whatever the credit. */
+  capSeconds: number;
+};
+
+export type FreeSeconds = { pilot: number; included: number };
+
+/** What an admitted call holds until it ends: free seconds of each kind, and paid seconds backed by money. */
+export type Reservation = {
+  pilotSeconds: number;
+  includedSeconds: number;
+  paidSeconds: number;
+  reservedMicros: number;
+  maxCallSeconds: number;
+};
+
+/**
+ * Reserves the longest call the free seconds and the available money allow, up to the cap.
+ * Null when not even the minimum billable length is covered.
+ */
+export function reserve(terms: Terms, free: FreeSeconds, availableMicros: number): Reservation | null {
+  const pilotSeconds = Math.min(free.pilot, terms.capSeconds);
+  const includedSeconds = Math.min(free.included, terms.capSeconds - pilotSeconds);
+  const freeSeconds = pilotSeconds + includedSeconds;
+  const paidSeconds = Math.min(terms.capSeconds - freeSeconds, secondsFor(Math.max(0, availableMicros), terms.ratePerMinuteMicros));
+  const maxCallSeconds = freeSeconds + paidSeconds;
+  if (maxCallSeconds < Math.min(terms.minBillableSeconds, terms.capSeconds) || maxCallSeconds <= 0) return null;
+  return { pilotSeconds, includedSeconds, paidSeconds, reservedMicros: chargeFor(paidSeconds, terms.ratePerMinuteMicros), maxCallSeconds };
+}
+
+export type Settlement = {
+  billsec: number;
+  waivedSeconds: number;
+  includedSeconds: number;
+  paidSeconds: number;
+  chargedMicros: number;
+  waivedMicros: number;
+};
+
+/**
+ * A finished call: billed for at least the minimum billable seconds once answered, never
+ * beyond what it reserved (so the charge never exceeds the money set aside). Pilot seconds
+ * are used first (waived), then included minutes, then money.
+ */
+export function settle(terms: Terms, reservation: Reservation, answeredSeconds: number): Settlement {
+  if (answeredSeconds <= 0) {
+    return { billsec: 0, waivedSeconds: 0, includedSeconds: 0, paidSeconds: 0, chargedMicros: 0, waivedMicros: 0 };
+  }
+  const billsec = Math.min(Math.max(Math.ceil(answeredSeconds), terms.minBillableSeconds), reservation.maxCallSeconds);
+  const waivedSeconds = Math.min(billsec, reservation.pilotSeconds);
+  const includedSeconds = Math.min(billsec - waivedSeconds, reservation.includedSeconds);
+  const paidSeconds = billsec - waivedSeconds - includedSeconds;
+  return {
+    billsec,
+    waivedSeconds,
+    includedSeconds,
+    paidSeconds,
+    chargedMicros: Math.min(chargeFor(paidSeconds, terms.ratePerMinuteMicros), reservation.reservedMicros),
+    waivedMicros: chargeFor(waivedSeconds, terms.ratePerMinuteMicros),
+  };
+}

@@ -1,0 +1,187 @@
+// The contract between the Worker and the SIP node: every request, answer and event of the
+// internal node API as a zod schema, imported by both sides so they cannot drift apart.
+import { z } from "zod";
+
+export const Transport = z.enum(["udp", "tcp", "tls"]);
+export const Origin = z.enum(["sip", "dialer", "test"]);
+
+// ---- Admission: POST /internal/calls/admit ----
+
+export const AdmitRequest = z.object({
+  node_id: z.string().min(1).max(64),
+  sip_call_id: z.string().min(1).max(256),
+  /** Where the INVITE came from: the whitelist decides on it. */
+  src_ip: z.string().min(2).max(45),
+  src_port: z.number().int().min(1).max(65_535).optional(),
+  /** Calling number (From user part, or P-Asserted-Identity when trusted). */
+  ani: z.string().max(64).nullable(),
+  /** Request-URI user part as received. */
+  dialed: z.string().max(64),
+  origin: Origin.default("sip"),
+  /** Headers the node captured for the record (Diversion, P-Asserted-Identity, User-Agent...). */
+  captured_headers: z.record(z.string(), z.string()).optional(),
+});
+export type AdmitRequest = z.infer<typeof AdmitRequest>;
+
+export const DestinationTarget = z.object({
+  id: z.string(),
+  host: z.string(),
+  port: z.number().int(),
+  transport: Transport,
+  kind: z.enum(["sip", "voice_ai"]),
+  provider: z.string().nullable(),
+  agent_id: z.string().nullable(),
+  tech_prefix: z.string().nullable(),
+  /** Digest credential to answer a 401/407 from the destination. */
+  auth: z.object({ username: z.string(), password: z.string(), realm: z.string().nullable() }).nullable(),
+});
+export type DestinationTarget = z.infer<typeof DestinationTarget>;
+
+export const AdmissionTicket = z.object({
+  decision: z.literal("admit"),
+  call_id: z.uuid(),
+  customer_id: z.uuid(),
+  /** The number to put in the new INVITE: sub-customer prefix stripped, tech prefix applied. */
+  dialed: z.string(),
+  ani: z.string().nullable(),
+  destination: DestinationTarget,
+  /** The call is ended on both sides at this length. */
+  max_call_seconds: z.number().int().positive(),
+  /** full | record_only | relay_only: whether the node records the media. */
+  processing: z.string(),
+  sampled: z.boolean(),
+  sub_customer: z.string().nullable(),
+  route: z.enum(["divert", "whitelist_entry", "routing_rule", "default"]),
+});
+export type AdmissionTicket = z.infer<typeof AdmissionTicket>;
+
+export const AdmissionRejection = z.object({
+  decision: z.literal("reject"),
+  /** The SIP final response to send: 403 blocked caller or suspended account, 402 no credit, 503 no port, 404 no route. */
+  sip_code: z.number().int().min(400).max(699),
+  reason: z.string(),
+  /** The recorded call, when the account is known. */
+  call_id: z.uuid().nullable(),
+});
+export type AdmissionRejection = z.infer<typeof AdmissionRejection>;
+
+/** A source that is not on any whitelist: the node sends nothing back at all. */
+export const AdmissionIgnore = z.object({ decision: z.literal("ignore") });
+
+export const AdmitResponse = z.discriminatedUnion("decision", [AdmissionTicket, AdmissionRejection, AdmissionIgnore]);
+export type AdmitResponse = z.infer<typeof AdmitResponse>;
+
+// ---- Call events: POST /internal/calls/{call_id}/events ----
+
+export const SipLogMessage = z.object({
+  time_stamp: z.string(),
+  direction: z.enum(["in", "out"]),
+  method: z.string(),
+  status: z.string().nullable().optional(),
+  fromip: z.string(),
+  toip: z.string(),
+  fromtag: z.string().nullable().optional(),
+  totag: z.string().nullable().optional(),
+  first_line: z.string(),
+  headers: z.record(z.string(), z.unknown()).nullable().optional(),
+  raw: z.string().optional(),
+});
+export type SipLogMessage = z.infer<typeof SipLogMessage>;
+
+export const DtmfEvent = z.object({
+  t: z.number(),
+  digit: z.string().max(1),
+  channel: z.string().default("caller"),
+  ms: z.number().int().nullable().optional(),
+  source: z.string().nullable().optional(),
+});
+
+const LegQuality = z.object({
+  mos: z.number().nullable().optional(),
+  jitter_ms: z.number().nullable().optional(),
+  packet_loss_pct: z.number().nullable().optional(),
+  packets: z.number().int().optional(),
+});
+
+export const RingingEvent = z.object({ type: z.literal("ringing"), at: z.iso.datetime(), early_media: z.boolean().optional() });
+export const AnsweredEvent = z.object({ type: z.literal("answered"), at: z.iso.datetime(), codec: z.string().nullable().optional() });
+export const EndedEvent = z.object({
+  type: z.literal("ended"),
+  at: z.iso.datetime(),
+  answered_at: z.iso.datetime().nullable(),
+  /** Final SIP status of the call (200 for an answered call). */
+  sip_code: z.number().int().min(100).max(699),
+  hangup_by: z.enum(["caller", "callee", "platform"]).nullable(),
+  q850_cause: z.number().int().min(0).max(127).nullable().optional(),
+  end_reason: z.string().max(64).nullable().optional(),
+  pdd_ms: z.number().int().nonnegative().nullable().optional(),
+  answer_delay_ms: z.number().int().nonnegative().nullable().optional(),
+  early_media: z.boolean().nullable().optional(),
+  codec: z.string().nullable().optional(),
+  media_ip: z.string().nullable().optional(),
+  mos: z.number().nullable().optional(),
+  jitter_ms: z.number().nullable().optional(),
+  packet_loss_pct: z.number().nullable().optional(),
+  qos: z.object({ caller: LegQuality.optional(), callee: LegQuality.optional() }).passthrough().nullable().optional(),
+  dtmf: z.array(DtmfEvent).max(1000).nullable().optional(),
+  ladder: z.array(SipLogMessage).max(500).optional(),
+});
+export const CallEvent = z.discriminatedUnion("type", [RingingEvent, AnsweredEvent, EndedEvent]);
+export type CallEvent = z.infer<typeof CallEvent>;
+export type EndedEvent = z.infer<typeof EndedEvent>;
+
+export const CallEventResponse = z.object({
+  call_id: z.uuid(),
+  status: z.string(),
+  billsec: z.number().int().nullable(),
+  charged_amount: z.number().nullable(),
+});
+
+// ---- Whitelist snapshot: GET /internal/whitelist?since=<version> ----
+
+export const WhitelistSnapshot = z.object({
+  version: z.number().int(),
+  /** Absent when `since` was already the current version. */
+  ranges: z.array(z.object({ start: z.string().length(32), end: z.string().length(32) })).optional(),
+});
+export type WhitelistSnapshot = z.infer<typeof WhitelistSnapshot>;
+
+// ---- Monitoring: GET /internal/monitor/destinations, POST /internal/monitor/results ----
+
+export const MonitorTarget = z.object({ id: z.string(), host: z.string(), port: z.number().int(), transport: Transport });
+export const MonitorTargets = z.object({ destinations: z.array(MonitorTarget) });
+
+export const MonitorResult = z.object({
+  destination_id: z.string(),
+  status: z.enum(["up", "down"]),
+  at: z.iso.datetime(),
+  rtt_ms: z.number().int().nonnegative().nullable(),
+  code: z.number().int().nullable(),
+  error: z.string().max(200).nullable(),
+});
+export const MonitorResults = z.object({ results: z.array(MonitorResult).max(1000) });
+export type MonitorResult = z.infer<typeof MonitorResult>;
+
+// ---- NodeHub commands over the node's WebSocket ----
+
+export const HubCommand = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("options"), host: z.string(), port: z.number().int(), transport: Transport }),
+  z.object({ type: z.literal("hangup"), call_id: z.string() }),
+  z.object({ type: z.literal("transfer"), call_id: z.string(), target: z.string(), mode: z.enum(["platform", "refer"]) }),
+  z.object({ type: z.literal("stats"), call_id: z.string() }),
+]);
+export type HubCommand = z.infer<typeof HubCommand>;
+
+/** Worker → node: {id, command}; node → Worker: {id, ok, result | error}. */
+export const HubRequest = z.object({ id: z.string(), command: HubCommand });
+export const HubReply = z.object({
+  id: z.string(),
+  ok: z.boolean(),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.string().optional(),
+});
+export type HubReply = z.infer<typeof HubReply>;
+
+/** What an OPTIONS check answers. */
+export const OptionsResult = z.object({ code: z.number().int().nullable(), rtt_ms: z.number().int().nullable(), error: z.string().nullable() });
+export type OptionsResult = z.infer<typeof OptionsResult>;

@@ -1,0 +1,52 @@
+// The internal node API under /internal: what SIP nodes call (bearer NODE_TOKEN). It is not in
+// the public OpenAPI document; its requests and answers are the zod schemas of schema/node-api.ts.
+import { Hono, type Context } from "hono";
+import type { z } from "zod";
+import { AdmitRequest, CallEvent, MonitorResults } from "../../schema/node-api.ts";
+import type { AppEnv } from "../api/context.ts";
+import { depsOf } from "../api/context.ts";
+import { timingSafeEqual } from "../lib/crypto.ts";
+import { ApiError, unauthorized } from "../lib/errors.ts";
+import { issuesOf } from "../lib/validation.ts";
+import { admitCall } from "./admission.ts";
+import { recordCallEvent } from "./call-events.ts";
+import { hubFor } from "./hub.ts";
+import { monitorTargets, recordMonitorResults } from "./monitor.ts";
+import { whitelistSnapshot } from "./whitelist-snapshot.ts";
+
+const encoder = new TextEncoder();
+
+async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
+  const json = await c.req.json().catch(() => {
+    throw new ApiError(422, [{ loc: ["body"], msg: "Malformed JSON in request body", type: "json_invalid" }]);
+  });
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ApiError(422, issuesOf(parsed.error as never, "json"));
+  return parsed.data;
+}
+
+export function newInternalApp() {
+  const app = new Hono<AppEnv>();
+  app.use("*", async (c, next) => {
+    const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
+    if (!timingSafeEqual(encoder.encode(presented), encoder.encode(c.var.config.NODE_TOKEN))) throw unauthorized();
+    await next();
+  });
+
+  app.post("/calls/admit", async (c) => c.json(await admitCall(depsOf(c), await body(c, AdmitRequest))));
+  app.post("/calls/:call_id/events", async (c) =>
+    c.json(await recordCallEvent(depsOf(c), c.req.param("call_id"), await body(c, CallEvent))),
+  );
+  app.get("/whitelist", async (c) => c.json(await whitelistSnapshot(depsOf(c), Number(c.req.query("since") ?? -1))));
+  app.get("/monitor/destinations", async (c) => c.json(await monitorTargets(c.var.db)));
+  app.post("/monitor/results", async (c) => {
+    await recordMonitorResults(c.var.db, (await body(c, MonitorResults)).results);
+    return c.body(null, 204);
+  });
+  // A SIP node's control socket, held by the region's NodeHub.
+  app.get("/hub", async (c) => {
+    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Upgrade to a WebSocket");
+    return hubFor(c.env).fetch(c.req.raw);
+  });
+  return app;
+}

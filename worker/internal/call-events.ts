@@ -1,0 +1,93 @@
+// What the SIP node reports as a call goes: ringing, answered, ended. The end releases the
+// port and charges through the AccountLedger (idempotent by call id, so a repeated report
+// charges once), then completes the call row and its SIP ladder.
+import { eq } from "drizzle-orm";
+import type { CallEvent, EndedEvent } from "../../schema/node-api.ts";
+import { callSipMessages, calls } from "../../schema/calls.ts";
+import type { Bindings } from "../env.ts";
+import type { Db } from "../lib/db.ts";
+import { notFound } from "../lib/errors.ts";
+import { ledgerFor } from "../lib/ledger.ts";
+import { toUsd } from "../lib/money.ts";
+import { q850Text } from "../lib/q850.ts";
+
+type Deps = { env: Bindings; db: Db };
+type CallRow = typeof calls.$inferSelect;
+
+const ENDED = new Set(["completed", "failed", "rejected"]);
+
+export async function recordCallEvent(deps: Deps, callId: string, event: CallEvent) {
+  const call = await deps.db.select().from(calls).where(eq(calls.id, callId)).get();
+  if (!call) throw notFound("Call not found");
+  if (event.type === "ended") return endCall(deps, call, event);
+  // A late ringing or answered report never reopens an ended call.
+  if (!ENDED.has(call.status)) {
+    const patch: Partial<CallRow> =
+      event.type === "ringing"
+        ? { status: call.status === "active" ? "active" : "ringing", earlyMedia: event.early_media ?? call.earlyMedia }
+        : { status: "active", answeredAt: call.answeredAt ?? event.at, codec: event.codec ?? call.codec };
+    await deps.db.update(calls).set({ ...patch, updatedAt: event.at }).where(eq(calls.id, call.id));
+    Object.assign(call, patch);
+  }
+  return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
+}
+
+async function endCall(deps: Deps, call: CallRow, event: EndedEvent) {
+  const answeredAt = event.answered_at ?? call.answeredAt;
+  const answeredSeconds = answeredAt ? Math.max(0, (Date.parse(event.at) - Date.parse(answeredAt)) / 1000) : 0;
+  const charge = await ledgerFor(deps.env, call.customerId).endCall({
+    callId: call.id,
+    answeredSeconds,
+    at: event.at,
+    description: `Call ${call.dialed ?? ""}`.trim(),
+  });
+  const billsec = charge.ok ? charge.billsec : 0;
+  const chargedMicros = charge.ok ? charge.chargedMicros : 0;
+  const patch: Partial<CallRow> = {
+    status: answeredAt ? "completed" : "failed",
+    answeredAt,
+    endedAt: event.at,
+    durationSec: Math.max(0, Math.round((Date.parse(event.at) - Date.parse(call.startedAt)) / 1000)),
+    billsec,
+    chargedMicros,
+    sipCode: event.sip_code,
+    hangupBy: event.hangup_by,
+    q850Cause: event.q850_cause ?? null,
+    q850Text: q850Text(event.q850_cause),
+    endReason: event.end_reason ?? call.endReason,
+    pddMs: event.pdd_ms ?? call.pddMs,
+    answerDelayMs: event.answer_delay_ms ?? call.answerDelayMs,
+    earlyMedia: event.early_media ?? call.earlyMedia,
+    codec: event.codec ?? call.codec,
+    mediaIp: event.media_ip ?? call.mediaIp,
+    mos: event.mos ?? null,
+    jitterMs: event.jitter_ms ?? null,
+    packetLossPct: event.packet_loss_pct ?? null,
+    qos: (event.qos as Record<string, unknown> | null | undefined) ?? null,
+    dtmf: event.dtmf ?? null,
+    updatedAt: event.at,
+  };
+  const writes = [deps.db.update(calls).set(patch).where(eq(calls.id, call.id))];
+  const ladder = (event.ladder ?? []).map((m, seq) => ({
+    customerId: call.customerId,
+    callId: call.id,
+    seq,
+    timeStamp: m.time_stamp,
+    direction: m.direction,
+    method: m.method,
+    status: m.status ?? null,
+    fromIp: m.fromip,
+    toIp: m.toip,
+    fromTag: m.fromtag ?? null,
+    toTag: m.totag ?? null,
+    firstLine: m.first_line,
+    headers: m.headers ?? null,
+    raw: m.raw ?? null,
+  }));
+  // D1 binds at most 100 parameters a statement: a few messages per insert.
+  for (let i = 0; i < ladder.length; i += 6) {
+    writes.push(deps.db.insert(callSipMessages).values(ladder.slice(i, i + 6)).onConflictDoNothing() as never);
+  }
+  await deps.db.batch(writes as [typeof writes[0], ...typeof writes]);
+  return { call_id: call.id, status: patch.status!, billsec, charged_amount: toUsd(chargedMicros) };
+}

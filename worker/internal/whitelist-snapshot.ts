@@ -1,0 +1,17 @@
+// The ranges SIP nodes pre-filter sources with, so a stranger's INVITE costs no round trip.
+// Nodes poll with the version they hold; an unchanged version answers without the ranges.
+import { eq } from "drizzle-orm";
+import type { WhitelistSnapshot } from "../../schema/node-api.ts";
+import { whitelistIps } from "../../schema/network.ts";
+import type { Bindings } from "../env.ts";
+import type { Db } from "../lib/db.ts";
+
+export async function whitelistSnapshot({ env, db }: { env: Bindings; db: Db }, since: number): Promise<WhitelistSnapshot> {
+  const version = await env.TRUNK_REGISTRY.get(env.TRUNK_REGISTRY.idFromName("global")).version();
+  if (since === version) return { version };
+  const ranges = await db
+    .selectDistinct({ start: whitelistIps.rangeStart, end: whitelistIps.rangeEnd })
+    .from(whitelistIps)
+    .where(eq(whitelistIps.enabled, true));
+  return { version, ranges };
+}
