@@ -10,13 +10,17 @@ import { registerSessionRoutes } from "./api/auth/session-routes.ts";
 import { registerBilling } from "./api/billing/routes.ts";
 import { registerCatalogue } from "./api/catalogue/routes.ts";
 import type { AppEnv } from "./api/context.ts";
+import { registerDestinations } from "./api/destinations/routes.ts";
 import { registerDocs } from "./api/docs/routes.ts";
 import { registerHealth } from "./api/health/routes.ts";
 import { registerProfile } from "./api/profile/routes.ts";
 import { registerAdmin } from "./api/admin/routes.ts";
 import { registerUsers } from "./api/users/routes.ts";
 import { registerPasskeys } from "./api/passkeys/routes.ts";
+import { registerRouting } from "./api/routing/routes.ts";
+import { registerWhitelist } from "./api/whitelist/routes.ts";
 import { loadConfig } from "./env.ts";
+import { newInternalApp } from "./internal/app.ts";
 import { database } from "./lib/db.ts";
 import { ApiError } from "./lib/errors.ts";
 import { malformedBody, validationError } from "./lib/validation.ts";
@@ -52,6 +56,9 @@ function newApi(): OpenAPIHono<AppEnv> {
   registerProfile(api);
   registerAdmin(api);
   registerBilling(api);
+  registerDestinations(api);
+  registerWhitelist(api);
+  registerRouting(api);
   registerDocs(api);
 
   api.doc31("/openapi.json", {
@@ -70,6 +77,7 @@ export function newApp(): OpenAPIHono<AppEnv> {
     await next();
   });
   app.route("/api", newApi());
+  app.route("/internal", newInternalApp());
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
   app.onError(renderError);
   return app;

@@ -1,0 +1,111 @@
+// bench/admission: the admission path of a call, through the Worker under `wrangler dev`.
+//  - admissions: POST /internal/calls/admit from a whitelisted source, every one admitted
+//    (whitelist lookup, account, controls, route, AccountLedger port and reservation, call row);
+//  - whitelist lookups: the same request from a source on no whitelist (answered "ignore");
+//  - baseline: GET /api/health (one D1 query) on the same server, side by side.
+// Run: npm run bench:admission
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
+
+const DURATION_SEC = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const state = mkdtempSync(join(tmpdir(), "bench-admission-"));
+const nodeToken = randomBytes(32).toString("base64url");
+const secret = () => randomBytes(32).toString("base64url");
+
+const server = await startWranglerDev({
+  port: 8796,
+  persistTo: state,
+  stdio: process.env.BENCH_VERBOSE ? "inherit" : "ignore",
+  vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000" },
+});
+try {
+  await server.ready;
+  const account = await prepareAccount(server.base);
+  const results = [
+    await load("GET /api/health (baseline)", server.base, { path: "/api/health" }),
+    await load("admission (admitted)", server.base, admitRequest("198.51.100.10")),
+    await load("whitelist lookup (unknown source)", server.base, admitRequest("192.0.2.99")),
+  ];
+  report(results);
+  console.log(`\n  calls recorded for the bench account: ${account.calls()}`);
+} finally {
+  await server.stop();
+  rmSync(state, { recursive: true, force: true });
+}
+
+function admitRequest(srcIp) {
+  return {
+    path: "/internal/calls/admit",
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${nodeToken}` },
+    body: JSON.stringify({ node_id: "bench", sip_call_id: "bench@bench", src_ip: srcIp, ani: "+14155550100", dialed: "14155550123" }),
+    expect: srcIp === "198.51.100.10" ? '"decision":"admit"' : '"decision":"ignore"',
+  };
+}
+
+/** An account whose calls are never refused for ports or credit, so every admission does the whole path. */
+async function prepareAccount(base) {
+  const post = (path, body, token) =>
+    fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const signup = await post("/api/auth/signup", { email: `bench-${Date.now()}@bench.test`, password: "bench password 123" });
+  const token = signup.body.access_token;
+  const id = signup.body.customer.id;
+  const destination = await post("/api/customer/destinations", { host: "sbc.bench.test", is_default: true }, token);
+  const entry = await post("/api/customer/ips", { cidr: "198.51.100.0/24" }, token);
+  if (destination.status !== 201 || entry.status !== 201) throw new Error("could not set the bench account up");
+  d1(`INSERT INTO plans (code, name, monthly_fee_micros, ports, included_minutes, per_minute_rate_micros, min_billable_seconds, active, sort_order)
+      VALUES ('bench-unmetered', 'Bench', 0, 1000000, NULL, 0, 60, 0, 99)`);
+  d1(`UPDATE customers SET plan_code = 'bench-unmetered' WHERE id = '${id}'`);
+  return { calls: () => d1(`SELECT COUNT(*) AS n FROM calls WHERE customer_id = '${id}'`).match(/"n":\s*(\d+)/)?.[1] };
+}
+
+function d1(sql) {
+  const run = spawnSync("wrangler", ["d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql], {
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+  });
+  if (run.status !== 0) throw new Error(`d1: ${run.stderr}`);
+  return run.stdout;
+}
+
+async function load(label, base, request) {
+  let unexpected = 0;
+  const instance = autocannon({
+    url: `${base}${request.path}`,
+    method: request.method ?? "GET",
+    headers: request.headers,
+    body: request.body,
+    connections: CONNECTIONS,
+    duration: DURATION_SEC,
+  });
+  if (request.expect) {
+    instance.on("response", (_client, status, body) => {
+      if (status !== 200 || !String(body).includes(request.expect)) unexpected++;
+    });
+  }
+  const result = await instance;
+  if (result.non2xx > 0 || result.errors > 0 || unexpected > 0) {
+    throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${unexpected} unexpected answers`);
+  }
+  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
+}
+
+function report(results) {
+  const baseline = results[0].rps;
+  console.log(`requests per second, ${CONNECTIONS} connections, ${DURATION_SEC} s each, wrangler dev on this machine`);
+  for (const r of results) {
+    console.log(
+      `  ${r.label.padEnd(36)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.rps / baseline).toFixed(2)}`,
+    );
+  }
+}

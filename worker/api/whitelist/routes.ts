@@ -1,0 +1,99 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { registryFor } from "../../lib/registry.ts";
+import { authenticated } from "../auth/access.ts";
+import type { Api, AppEnv } from "../context.ts";
+import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
+import { CreateIpEntrySchema, IpEntrySchema, IpIdParam, NetworkInfoSchema, UpdateIpEntrySchema } from "./schemas.ts";
+import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry, type WhitelistDeps } from "./service.ts";
+
+const tags = ["Trunk"];
+
+/** SIP transports the ingress accepts from carriers (TLS and WSS are not offered on the trunk). */
+export const INGRESS_TRANSPORTS = ["udp", "tcp"];
+
+const networkInfoRoute = createRoute({
+  method: "get",
+  path: "/customer/network-info",
+  tags,
+  summary: "Where to send calls: the ingress address, port and transports",
+  ...authenticated,
+  responses: { 200: jsonBody(NetworkInfoSchema, "Network info"), ...errors(401) },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/customer/ips",
+  tags,
+  summary: "Whitelisted source addresses, newest first",
+  ...authenticated,
+  responses: { 200: jsonBody(z.array(IpEntrySchema), "IP entries"), ...errors(401) },
+});
+
+const createIpRoute = createRoute({
+  method: "post",
+  path: "/customer/ips",
+  tags,
+  summary: "Whitelist a source address or range",
+  description:
+    "A range may overlap the account's own entries (one per sub-customer, told apart by dial_prefix), " +
+    "never a range registered to another account.",
+  ...authenticated,
+  request: jsonRequest(CreateIpEntrySchema),
+  responses: { 201: jsonBody(IpEntrySchema, "Whitelisted"), ...errors(401, 404, 409, 422, 503) },
+});
+
+const updateIpRoute = createRoute({
+  method: "patch",
+  path: "/customer/ips/{ip_id}",
+  tags,
+  summary: "Change an entry's label, dial prefix, destination or enabled flag in place",
+  description: "The CIDR itself cannot be changed: delete the entry and add the new range.",
+  ...authenticated,
+  request: { params: IpIdParam, ...jsonRequest(UpdateIpEntrySchema) },
+  responses: { 200: jsonBody(IpEntrySchema, "Changed"), ...errors(401, 404, 409, 422, 503) },
+});
+
+const deleteIpRoute = createRoute({
+  method: "delete",
+  path: "/customer/ips/{ip_id}",
+  tags,
+  summary: "Remove a whitelisted address; the range is free for others at once",
+  ...authenticated,
+  request: { params: IpIdParam },
+  responses: { ...noContent("Removed"), ...errors(401, 404, 503) },
+});
+
+function whitelistDeps(c: Context<AppEnv>): WhitelistDeps {
+  let background: WhitelistDeps["background"];
+  try {
+    const ctx = c.executionCtx;
+    background = (work) => ctx.waitUntil(work);
+  } catch {
+    // No execution context (app.request in Node): clean-up runs unawaited.
+  }
+  return { db: c.var.db, registry: registryFor(c.env), background };
+}
+
+export function registerWhitelist(api: Api) {
+  api.openapi(networkInfoRoute, (c) =>
+    c.json(
+      { ingress_host: c.var.config.INGRESS_HOST, ingress_port: c.var.config.INGRESS_PORT, transports: INGRESS_TRANSPORTS },
+      200,
+    ),
+  );
+  api.openapi(listRoute, async (c) => c.json(await listIpEntries(c.var.db, c.var.principal.customer.id), 200));
+  api.openapi(createIpRoute, async (c) =>
+    c.json(await createIpEntry(whitelistDeps(c), c.var.principal.customer.id, c.req.valid("json")), 201),
+  );
+  api.openapi(updateIpRoute, async (c) =>
+    c.json(
+      await updateIpEntry(whitelistDeps(c), c.var.principal.customer.id, c.req.valid("param").ip_id, c.req.valid("json")),
+      200,
+    ),
+  );
+  api.openapi(deleteIpRoute, async (c) => {
+    await deleteIpEntry(whitelistDeps(c), c.var.principal.customer.id, c.req.valid("param").ip_id);
+    return c.body(null, 204);
+  });
+}
