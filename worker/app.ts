@@ -10,6 +10,7 @@ import { registerSessionRoutes } from "./api/auth/session-routes.ts";
 import { registerBilling } from "./api/billing/routes.ts";
 import { registerCatalogue } from "./api/catalogue/routes.ts";
 import type { AppEnv } from "./api/context.ts";
+import { registerDestinationCheck } from "./api/destinations/check.ts";
 import { registerDestinations } from "./api/destinations/routes.ts";
 import { registerDocs } from "./api/docs/routes.ts";
 import { registerHealth } from "./api/health/routes.ts";
@@ -57,6 +58,7 @@ function newApi(): OpenAPIHono<AppEnv> {
   registerAdmin(api);
   registerBilling(api);
   registerDestinations(api);
+  registerDestinationCheck(api);
   registerWhitelist(api);
   registerRouting(api);
   registerDocs(api);

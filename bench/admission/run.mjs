@@ -80,20 +80,22 @@ function d1(sql) {
 
 async function load(label, base, request) {
   let unexpected = 0;
-  const instance = autocannon({
-    url: `${base}${request.path}`,
-    method: request.method ?? "GET",
-    headers: request.headers,
-    body: request.body,
+  const result = await autocannon({
+    url: base,
     connections: CONNECTIONS,
     duration: DURATION_SEC,
+    requests: [
+      {
+        path: request.path,
+        method: request.method ?? "GET",
+        headers: request.headers,
+        body: request.body,
+        onResponse: (status, body) => {
+          if (request.expect && (status !== 200 || !String(body).includes(request.expect))) unexpected++;
+        },
+      },
+    ],
   });
-  if (request.expect) {
-    instance.on("response", (_client, status, body) => {
-      if (status !== 200 || !String(body).includes(request.expect)) unexpected++;
-    });
-  }
-  const result = await instance;
   if (result.non2xx > 0 || result.errors > 0 || unexpected > 0) {
     throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${unexpected} unexpected answers`);
   }

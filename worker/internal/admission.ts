@@ -48,13 +48,18 @@ export async function admitCall(deps: Deps, request: AdmitRequest): Promise<Admi
   if (!match) return refuse(deps, call, "no_sub_customer");
   if (customer.status === "suspended") return refuse(deps, call, "suspended");
 
-  const control = await activeControl(deps.db, customer.id, request.ani);
+  // Independent reads, at once: controls, the plan, and the route as if no divert applied.
+  const [control, plan, usualRoute] = await Promise.all([
+    activeControl(deps.db, customer.id, request.ani),
+    deps.db.select().from(plans).where(eq(plans.code, customer.planCode)).get(),
+    chooseRoute(deps.db, customer.id, match.entry, match.number, null),
+  ]);
   if (control?.action === "block") return refuse(deps, call, "blocked");
-  const route = await chooseRoute(deps.db, customer.id, match.entry, match.number, control?.divertDestinationId ?? null);
+  const route = control?.divertDestinationId
+    ? ((await chooseRoute(deps.db, customer.id, match.entry, match.number, control.divertDestinationId)) ?? usualRoute)
+    : usualRoute;
   if (!route) return refuse(deps, call, "no_route");
   Object.assign(call, routeFields(route));
-
-  const plan = await deps.db.select().from(plans).where(eq(plans.code, customer.planCode)).get();
   if (!plan) throw new Error(`plan ${customer.planCode} of account ${customer.id} is missing`);
   const now = call.startedAt;
   const pilotRunning = customer.pilotEndsAt !== null && customer.pilotEndsAt > now;
@@ -73,23 +78,26 @@ export async function admitCall(deps: Deps, request: AdmitRequest): Promise<Admi
   if (!admission.ok) return refuse(deps, call, admission.reason);
 
   const sampled = isSampled(route.destination.sampleRate);
-  await deps.db.insert(calls).values({
-    ...call,
-    status: "ringing",
-    maxCallSeconds: admission.maxCallSeconds,
-    rateAppliedMicros: admission.ratePerMinuteMicros,
-    processing: route.destination.processing,
-    sampled,
-    transcriptStatus: "pending",
-    analysisStatus: "pending",
-  });
+  const [destination] = await Promise.all([
+    targetOf(deps.config, route.destination),
+    deps.db.insert(calls).values({
+      ...call,
+      status: "ringing",
+      maxCallSeconds: admission.maxCallSeconds,
+      rateAppliedMicros: admission.ratePerMinuteMicros,
+      processing: route.destination.processing,
+      sampled,
+      transcriptStatus: "pending",
+      analysisStatus: "pending",
+    }),
+  ]);
   return {
     decision: "admit",
     call_id: call.id,
     customer_id: customer.id,
     dialed: `${route.destination.techPrefix ?? ""}${match.number}`,
     ani: call.ani ?? null,
-    destination: await targetOf(deps.config, route.destination),
+    destination,
     max_call_seconds: admission.maxCallSeconds,
     processing: route.destination.processing,
     sampled,

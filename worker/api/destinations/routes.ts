@@ -66,19 +66,19 @@ const voiceProvidersRoute = createRoute({
   responses: { 200: jsonBody(z.array(VoiceProviderSchema), "Voice providers"), ...errors(401) },
 });
 
-const depsOf = (c: Context<AppEnv>): DestinationDeps => ({
+export const destinationDeps = (c: Context<AppEnv>): DestinationDeps => ({
   db: c.var.db,
   encryptionKey: c.var.config.ENCRYPTION_KEY,
   origin: new URL(c.req.url).origin,
 });
 
 export function registerDestinations(api: Api) {
-  api.openapi(listRoute, async (c) => c.json(await listDestinations(depsOf(c), c.var.principal), 200));
+  api.openapi(listRoute, async (c) => c.json(await listDestinations(destinationDeps(c), c.var.principal), 200));
   api.openapi(createDestinationRoute, async (c) =>
-    c.json(await createDestination(depsOf(c), c.var.principal, c.req.valid("json")), 201),
+    c.json(await createDestination(destinationDeps(c), c.var.principal, c.req.valid("json")), 201),
   );
   api.openapi(updateRoute, async (c) =>
-    c.json(await updateDestination(depsOf(c), c.var.principal, c.req.valid("param").dest_id, c.req.valid("json")), 200),
+    c.json(await updateDestination(destinationDeps(c), c.var.principal, c.req.valid("param").dest_id, c.req.valid("json")), 200),
   );
   api.openapi(deleteRoute, async (c) => {
     await deleteDestination(c.var.db, c.var.principal, c.req.valid("param").dest_id);
