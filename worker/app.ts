@@ -23,7 +23,7 @@ import { registerWhitelist } from "./api/whitelist/routes.ts";
 import { loadConfig } from "./env.ts";
 import { newInternalApp } from "./internal/app.ts";
 import { database } from "./lib/db.ts";
-import { ApiError } from "./lib/errors.ts";
+import { ApiError, describeError } from "./lib/errors.ts";
 import { malformedBody, validationError } from "./lib/validation.ts";
 import { VERSION } from "./version.ts";
 
@@ -95,6 +95,6 @@ export function renderError(err: Error, c: Context): Response {
     if (err.status === 400 && /malformed/i.test(err.message)) return renderError(malformedBody(), c);
     return c.json({ detail: err.message || "Error" }, err.status);
   }
-  console.error("unhandled error", err);
+  console.error("unhandled error", describeError(err));
   return c.json({ detail: "Internal Server Error" }, 500);
 }

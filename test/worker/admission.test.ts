@@ -161,6 +161,26 @@ describe("route choice", () => {
 });
 
 describe("ports and credit", () => {
+  it("admits exactly 10 of 200 simultaneous INVITEs on an account with 10 ports", async () => {
+    const { owner, src } = await trunk();
+    await env.DB.prepare("UPDATE customers SET ports_override = 10 WHERE id = ?").bind(owner.account.id).run();
+    // Enough credit that ports, not money, are what runs out (each call sets aside up to 4 hours).
+    await env.ACCOUNT_LEDGER.get(env.ACCOUNT_LEDGER.idFromName(owner.account.id)).credit({
+      entryId: "topup",
+      type: "topup",
+      amountMicros: 100_000_000,
+      createdAt: new Date().toISOString(),
+    });
+    const replies = await Promise.all(Array.from({ length: 200 }, () => node.admit({ src_ip: src, dialed: "14155550123" })));
+    expect(replies.filter((r) => r.body.decision === "admit")).toHaveLength(10);
+    expect(replies.filter((r) => r.body.sip_code === 503)).toHaveLength(190);
+    expect((await owner.client.get("/api/customer/balance")).body.active_calls).toBe(10);
+    const rejected = await env.DB.prepare("SELECT COUNT(*) AS n FROM calls WHERE customer_id = ? AND status = 'rejected'")
+      .bind(owner.account.id)
+      .first<{ n: number }>();
+    expect(rejected!.n).toBe(190);
+  });
+
   it("answers 503 when every port is taken (pay-as-you-go: 2)", async () => {
     const { src } = await trunk();
     const replies = await Promise.all([0, 1, 2, 3].map(() => node.admit({ src_ip: src, dialed: "14155550123" })));

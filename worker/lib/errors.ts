@@ -30,3 +30,13 @@ export const serviceUnavailable = (detail: string) => new ApiError(503, detail);
 /** A 422 for one field, for rules that zod cannot express (e.g. "must differ from the current password"). */
 export const invalidField = (loc: (string | number)[], msg: string, type = "value_error") =>
   new ApiError(422, [{ loc, msg, type }]);
+
+// What a log line may say about a failure: names and messages down the cause chain, with the
+// bound parameters of a failed query left out (they can hold hashes and ciphertexts).
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err; e instanceof Error && parts.length < 5; e = e.cause) {
+    parts.push(`${e.name}: ${e.message.replace(/\nparams:[\s\S]*$/, "")}`);
+  }
+  return parts.join(" <- ") || String(err);
+}

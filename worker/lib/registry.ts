@@ -1,4 +1,5 @@
 // The TrunkRegistry Durable Object: one global instance that serialises whitelist changes.
+import { describeError } from "./errors.ts";
 import type { ClaimInput, ClaimResult } from "../../durable-objects/trunk-registry.ts";
 import type { Bindings } from "../env.ts";
 import { serviceUnavailable } from "./errors.ts";
@@ -33,7 +34,7 @@ export async function withinDeadline<T>(call: () => Promise<T>, timeoutMs: numbe
       Promise.resolve()
         .then(call)
         .catch((err: unknown) => {
-          console.error("trunk registry call failed", err);
+          console.error("trunk registry call failed", describeError(err));
           throw serviceUnavailable(WHITELIST_BUSY);
         }),
       deadline,

@@ -1,3 +1,4 @@
+import { describeError } from "../../lib/errors.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { VERSION } from "../../version.ts";
@@ -27,7 +28,7 @@ export function registerHealth(api: Api) {
       .run(sql`SELECT 1`)
       .then(() => true)
       .catch((err: unknown) => {
-        console.error("health: database check failed", err);
+        console.error("health: database check failed", describeError(err));
         return false;
       });
     return c.json({ status: db ? ("ok" as const) : ("degraded" as const), db, version: VERSION }, 200);

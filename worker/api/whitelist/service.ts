@@ -7,7 +7,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import { destinations, whitelistIps } from "../../../schema/network.ts";
 import { parseCidr } from "../../lib/cidr.ts";
 import { isUniqueViolation, type Db } from "../../lib/db.ts";
-import { conflict, invalidField, notFound } from "../../lib/errors.ts";
+import { conflict, describeError, invalidField, notFound } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { REGISTRY_TIMEOUT_MS, withinDeadline, type Registry } from "../../lib/registry.ts";
 import { nowIso } from "../../lib/time.ts";
@@ -182,6 +182,6 @@ async function releaseQuietly(deps: WhitelistDeps, entryId: string, timeoutMs: n
 function releaseLater(deps: WhitelistDeps, entryId: string): void {
   const work = Promise.resolve()
     .then(() => deps.registry.release(entryId))
-    .catch((err: unknown) => console.error(`trunk registry: releasing ${entryId} failed`, err));
+    .catch((err: unknown) => console.error(`trunk registry: releasing ${entryId} failed`, describeError(err)));
   if (deps.background) deps.background(work);
 }
