@@ -34,6 +34,9 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/sip-node/**/*.test.ts", "test/contract/**/*.test.ts"],
+          // The sipp tests start wrangler dev and place real calls.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {

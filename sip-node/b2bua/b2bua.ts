@@ -1,0 +1,107 @@
+// The transaction user of the node: new INVITEs become CallSessions (after the whitelist
+// filter: strangers get no answer at all), in-dialog requests find their session by
+// Call-ID and our tag, OPTIONS pings are answered for whitelisted peers.
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import type { WhitelistFilter } from "../control/whitelist.ts";
+import type { WorkerClient } from "../control/worker-client.ts";
+import { header } from "../sip/headers.ts";
+import type { SipParseError, SipRequest } from "../sip/message.ts";
+import { parseNameAddr } from "../sip/parser.ts";
+import { responseTo, type ServerTransaction, type TransactionLayer, type TransactionUser } from "../sip/transactions.ts";
+import type { Endpoint } from "../sip/transport.ts";
+import { CallSession, type Leg, type SessionHost } from "./call-session.ts";
+import { reasonPhrase } from "./causes.ts";
+
+export type B2buaOptions = {
+  worker: WorkerClient;
+  whitelist: WhitelistFilter;
+  nodeId: string;
+  publicAddress: string;
+  log?: (message: string) => void;
+};
+
+export class B2bua implements TransactionUser {
+  private layer!: TransactionLayer;
+  private readonly options: B2buaOptions;
+  private readonly dialogs = new Map<string, { session: CallSession; leg: Leg }>();
+  private readonly sessions = new Set<CallSession>();
+  private readonly dns = new Map<string, Promise<string>>();
+
+  constructor(options: B2buaOptions) {
+    this.options = options;
+  }
+
+  attach(layer: TransactionLayer): void {
+    this.layer = layer;
+  }
+
+  get activeCalls(): number {
+    return this.sessions.size;
+  }
+
+  onRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
+    const toTag = parseNameAddr(header(request, "To") ?? "").tag;
+    if (toTag) {
+      const found = this.dialogs.get(`${header(request, "Call-ID")}|${toTag}`);
+      if (found) return found.session.onInDialogRequest(request, tx, found.leg, from);
+    }
+    // Nobody outside the whitelist hears anything from us.
+    if (!this.options.whitelist.contains(from.address)) return tx.terminate();
+    if (request.method === "INVITE" && !toTag) {
+      const session = new CallSession(this.host(), request, tx, from);
+      this.sessions.add(session);
+      void session.start().catch((err: unknown) => this.log(`call ${header(request, "Call-ID")}: ${String(err)}`));
+      return;
+    }
+    const status = request.method === "OPTIONS" ? 200 : toTag ? 481 : 405;
+    tx.respond(responseTo(request, status, reasonPhrase(status), status === 200 ? "options" : undefined));
+  }
+
+  onAck(ack: SipRequest): void {
+    const toTag = parseNameAddr(header(ack, "To") ?? "").tag;
+    const found = toTag ? this.dialogs.get(`${header(ack, "Call-ID")}|${toTag}`) : undefined;
+    found?.session.onAck(found.leg);
+  }
+
+  onBadMessage(error: SipParseError, from: Endpoint): void {
+    this.log(`unparseable message from ${from.address}:${from.port}: ${error.message}`);
+  }
+
+  private host(): SessionHost {
+    return {
+      layer: this.layer,
+      worker: this.options.worker,
+      nodeId: this.options.nodeId,
+      local: { address: this.options.publicAddress, port: this.layer.transport.local.port },
+      resolve: (host) => this.resolve(host),
+      register: (callId, localTag, session, leg) => this.dialogs.set(`${callId}|${localTag}`, { session, leg }),
+      unregister: (session) => this.forget(session),
+      log: (message) => this.log(message),
+    };
+  }
+
+  private forget(session: CallSession): void {
+    this.sessions.delete(session);
+    // Keep the dialogs a little longer so late BYEs and retransmissions still find them.
+    setTimeout(() => {
+      for (const [key, value] of this.dialogs) if (value.session === session) this.dialogs.delete(key);
+    }, 32_000).unref();
+  }
+
+  private resolve(host: string): Promise<string> {
+    if (isIP(host)) return Promise.resolve(host);
+    let pending = this.dns.get(host);
+    if (!pending) {
+      pending = lookup(host).then((r) => r.address);
+      pending.catch(() => this.dns.delete(host));
+      this.dns.set(host, pending);
+      setTimeout(() => this.dns.delete(host), 60_000).unref();
+    }
+    return pending;
+  }
+
+  private log(message: string): void {
+    (this.options.log ?? console.error)(message);
+  }
+}

@@ -1,0 +1,434 @@
+// One call through the B2BUA: the caller's leg (A), admission, the destination's leg (B) with
+// our own Call-ID and tags, responses relayed, in-dialog requests passed across, the end
+// reported to the Worker with the ladder of both legs.
+import { randomBytes } from "node:crypto";
+import type { AdmissionTicket, CallEvent, SipLogMessage } from "../../schema/node-api.ts";
+import { header, setHeader } from "../sip/headers.ts";
+import type { SipMessage, SipRequest, SipResponse } from "../sip/message.ts";
+import { parseCSeq, parseNameAddr, parseUri } from "../sip/parser.ts";
+import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
+import { BRANCH_MAGIC, responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
+import type { Endpoint } from "../sip/transport.ts";
+import type { WorkerClient } from "../control/worker-client.ts";
+import { q850Of, reasonPhrase } from "./causes.ts";
+
+export type SessionHost = {
+  layer: TransactionLayer;
+  worker: WorkerClient;
+  nodeId: string;
+  /** Our address for Via and Contact. */
+  local: { address: string; port: number };
+  resolve(host: string): Promise<string>;
+  register(callId: string, localTag: string, session: CallSession, leg: Leg): void;
+  unregister(session: CallSession): void;
+  log(message: string): void;
+};
+
+export type Leg = "a" | "b";
+
+const token = (bytes = 8) => randomBytes(bytes).toString("hex");
+const newBranch = () => `${BRANCH_MAGIC}${token(10)}`;
+const MAX_LADDER = 200;
+
+type Dialog = {
+  callId: string;
+  localTag: string;
+  remoteTag: string | null;
+  localUri: string;
+  remoteUri: string;
+  remoteTarget: string;
+  endpoint: Endpoint;
+  localSeq: number;
+};
+
+export class CallSession {
+  readonly host: SessionHost;
+  readonly invite: SipRequest;
+  readonly inviteTx: ServerTransaction;
+  readonly caller: Endpoint;
+  readonly receivedAt = Date.now();
+  ticket: AdmissionTicket | null = null;
+  private state: "admitting" | "calling" | "early" | "confirmed" | "ended" = "admitting";
+  private a!: Dialog;
+  private b: Dialog | null = null;
+  private bInvite: SipRequest | null = null;
+  private cancelled = false;
+  private authTried = false;
+  private ringingAt: number | null = null;
+  private answeredAt: number | null = null;
+  private earlyMedia = false;
+  private codec: string | null = null;
+  private awaitingAck = false;
+  private okTimer: ReturnType<typeof setTimeout> | null = null;
+  private limitTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly ladder: SipLogMessage[] = [];
+
+  constructor(host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint) {
+    this.host = host;
+    this.invite = invite;
+    this.inviteTx = inviteTx;
+    this.caller = caller;
+  }
+
+  async start(): Promise<void> {
+    this.record("in", this.invite, this.caller, this.host.local);
+    const from = parseNameAddr(header(this.invite, "From")!);
+    const to = parseNameAddr(header(this.invite, "To")!);
+    const contact = header(this.invite, "Contact");
+    this.a = {
+      callId: header(this.invite, "Call-ID")!,
+      localTag: token(),
+      remoteTag: from.tag,
+      localUri: header(this.invite, "To")!,
+      remoteUri: header(this.invite, "From")!,
+      remoteTarget: contact ? parseNameAddr(contact).uri : from.uri,
+      endpoint: this.caller,
+      localSeq: 1,
+    };
+    this.inviteTx.onCancel = () => this.cancelFromCaller();
+    this.host.register(this.a.callId, this.a.localTag, this, "a");
+    this.replyToA(100);
+
+    const requestUri = parseUri(this.invite.uri);
+    const admission = await this.host.worker
+      .admit({
+        node_id: this.host.nodeId,
+        sip_call_id: this.a.callId,
+        src_ip: this.caller.address,
+        src_port: this.caller.port,
+        ani: parseUri(from.uri).user ?? null,
+        dialed: requestUri.user ?? parseUri(to.uri).user ?? "",
+        origin: "sip",
+      })
+      .catch((err: unknown) => {
+        this.host.log(`admission failed for ${this.a.callId}: ${String(err)}`);
+        return null;
+      });
+    if (!admission) return this.finishUnanswered(503, "admission_unavailable", "platform", false);
+    if (admission.decision === "ignore") {
+      this.state = "ended";
+      this.inviteTx.terminate();
+      this.host.unregister(this);
+      return;
+    }
+    if (admission.decision === "reject") {
+      this.replyToA(admission.sip_code);
+      this.state = "ended";
+      this.host.unregister(this);
+      return;
+    }
+    this.ticket = admission;
+    if (this.cancelled) return this.finishUnanswered(487, "cancelled", "caller");
+    await this.callDestination();
+  }
+
+  private async callDestination(): Promise<void> {
+    const ticket = this.ticket!;
+    const destination = ticket.destination;
+    const address = await this.host.resolve(destination.host).catch(() => null);
+    if (!address) return this.finishUnanswered(502, "destination_unresolvable", "platform");
+    const target = `sip:${ticket.dialed}@${destination.host}${destination.port === 5060 ? "" : `:${destination.port}`}`;
+    const from = parseNameAddr(header(this.invite, "From")!);
+    this.b = {
+      callId: `${token(12)}@${this.host.local.address}`,
+      localTag: token(),
+      remoteTag: null,
+      localUri: `${from.displayName ? `"${from.displayName}" ` : ""}<sip:${ticket.ani ?? "anonymous"}@${this.host.local.address}>`,
+      remoteUri: `<sip:${ticket.dialed}@${destination.host}>`,
+      remoteTarget: target,
+      endpoint: { address, port: destination.port, protocol: destination.transport },
+      localSeq: 1,
+    };
+    this.host.register(this.b.callId, this.b.localTag, this, "b");
+    this.state = "calling";
+    this.sendInviteToB();
+  }
+
+  private sendInviteToB(authorization?: [string, string]): void {
+    const b = this.b!;
+    const request = this.requestOn(b, "INVITE", b.remoteTarget, this.invite.body);
+    const type = header(this.invite, "Content-Type");
+    if (type) setHeader(request.headers, "Content-Type", type);
+    if (authorization) request.headers.push(authorization);
+    this.bInvite = request;
+    this.send(request, b.endpoint, (response) => this.onInviteResponse(response));
+  }
+
+  private onInviteResponse(response: SipResponse | null): void {
+    if (this.state === "ended") return;
+    if (!response) return this.finishUnanswered(408, "destination_timeout", "platform");
+    this.record("in", response, this.b!.endpoint, this.host.local);
+    const status = response.status;
+    if (status === 100) return;
+    if (status < 200) {
+      this.b!.remoteTag ??= parseNameAddr(header(response, "To")!).tag;
+      if (this.ringingAt === null) {
+        this.ringingAt = Date.now();
+        this.report({ type: "ringing", at: new Date().toISOString(), early_media: response.body.length > 0 });
+      }
+      if (response.body.length > 0) this.earlyMedia = true;
+      this.state = "early";
+      this.replyToA(status, response.reason, response.body, header(response, "Content-Type"));
+      return;
+    }
+    if (status < 300) return this.answered(response);
+    if ((status === 401 || status === 407) && !this.authTried && this.ticket?.destination.auth) {
+      this.authTried = true;
+      const challenge = parseChallenge(header(response, status === 401 ? "WWW-Authenticate" : "Proxy-Authenticate") ?? "");
+      const value = challenge && digestAuthorization(challenge, this.ticket.destination.auth, "INVITE", this.b!.remoteTarget);
+      if (value) return this.sendInviteToB([status === 401 ? "Authorization" : "Proxy-Authorization", value]);
+    }
+    this.finishUnanswered(status, null, this.cancelled ? "caller" : "callee", true, response.reason);
+  }
+
+  private answered(response: SipResponse): void {
+    const b = this.b!;
+    b.remoteTag = parseNameAddr(header(response, "To")!).tag;
+    const contact = header(response, "Contact");
+    if (contact) b.remoteTarget = parseNameAddr(contact).uri;
+    // We end the B leg's INVITE at once with its ACK (RFC 3261 §13.2.2.4).
+    const ack = this.requestOn(b, "ACK", b.remoteTarget, new Uint8Array(0), parseCSeq(header(this.bInvite!, "CSeq")!).seq);
+    this.host.layer.sendStateless(ack, b.endpoint);
+    this.record("out", ack, this.host.local, b.endpoint);
+    if (this.cancelled) {
+      // The caller gave up as the callee answered: hang the callee up.
+      this.bye("b");
+      return this.finishUnanswered(487, "cancelled", "caller");
+    }
+    this.answeredAt = Date.now();
+    this.state = "confirmed";
+    this.codec = codecOf(response.body);
+    this.report({ type: "answered", at: new Date(this.answeredAt).toISOString(), codec: this.codec });
+    const ok = this.responseToA(200, "OK", response.body, header(response, "Content-Type"));
+    this.inviteTx.respond(ok);
+    this.record("out", ok, this.host.local, this.caller);
+    this.retransmitOk(ok);
+    const limit = this.ticket!.max_call_seconds * 1000;
+    this.limitTimer = setTimeout(() => this.hangUpBoth("platform", "max_call_seconds"), limit);
+  }
+
+  /** The 2xx to the caller is ours to retransmit until the ACK (RFC 3261 §13.3.1.4). */
+  private retransmitOk(ok: SipResponse): void {
+    const { T1, T2 } = this.host.layer.timers;
+    let interval = T1;
+    let elapsed = 0;
+    const tick = () => {
+      if (!this.awaitingAck) return;
+      elapsed += interval;
+      if (elapsed >= 64 * T1) return this.hangUpBoth("platform", "no_ack");
+      this.host.layer.sendStateless(ok, this.caller);
+      interval = Math.min(interval * 2, T2);
+      this.okTimer = setTimeout(tick, interval);
+    };
+    this.awaitingAck = true;
+    if (this.caller.protocol === "udp") this.okTimer = setTimeout(tick, interval);
+  }
+
+  onAck(leg: Leg): void {
+    if (leg === "a" && this.awaitingAck) {
+      this.awaitingAck = false;
+      if (this.okTimer) clearTimeout(this.okTimer);
+    }
+  }
+
+  /** A request inside the dialog of one leg: BYE ends the call; others pass to the other leg. */
+  onInDialogRequest(request: SipRequest, tx: ServerTransaction, leg: Leg, from: Endpoint): void {
+    this.record("in", request, from, this.host.local);
+    if (request.method === "BYE") {
+      this.respond(tx, request, 200, leg);
+      const other: Leg = leg === "a" ? "b" : "a";
+      if (this.state === "confirmed") this.bye(other);
+      return this.finish(leg === "a" ? "caller" : "callee", null);
+    }
+    const otherDialog = leg === "a" ? this.b : this.a;
+    if (!otherDialog || this.state === "ended") return this.respond(tx, request, 481, leg);
+    // re-INVITE, UPDATE, INFO and the like pass through with their body.
+    const forwarded = this.requestOn(otherDialog, request.method, otherDialog.remoteTarget, request.body);
+    const type = header(request, "Content-Type");
+    if (type) setHeader(forwarded.headers, "Content-Type", type);
+    this.send(forwarded, otherDialog.endpoint, (response) => {
+      if (!response) return this.respond(tx, request, 408, leg);
+      this.record("in", response, otherDialog.endpoint, this.host.local);
+      if (request.method === "INVITE" && response.status >= 200 && response.status < 300) {
+        const ack = this.requestOn(otherDialog, "ACK", otherDialog.remoteTarget, new Uint8Array(0), parseCSeq(header(forwarded, "CSeq")!).seq);
+        this.host.layer.sendStateless(ack, otherDialog.endpoint);
+      }
+      const relayed = responseTo(request, response.status, response.reason, (leg === "a" ? this.a : this.b!).localTag);
+      relayed.body = response.body;
+      const rtype = header(response, "Content-Type");
+      if (rtype) setHeader(relayed.headers, "Content-Type", rtype);
+      setHeader(relayed.headers, "Contact", this.contact());
+      tx.respond(relayed);
+      this.record("out", relayed, this.host.local, from);
+    });
+  }
+
+  private cancelFromCaller(): void {
+    this.cancelled = true;
+    if (this.state === "calling" || this.state === "early") {
+      const b = this.b!;
+      const invite = this.bInvite!;
+      const cancel: SipRequest = {
+        kind: "request",
+        method: "CANCEL",
+        uri: invite.uri,
+        version: "SIP/2.0",
+        headers: [
+          ["Via", header(invite, "Via")!],
+          ["Max-Forwards", "70"],
+          ["From", header(invite, "From")!],
+          ["To", header(invite, "To")!],
+          ["Call-ID", b.callId],
+          ["CSeq", `${parseCSeq(header(invite, "CSeq")!).seq} CANCEL`],
+        ],
+        body: new Uint8Array(0),
+      };
+      this.send(cancel, b.endpoint, () => {});
+      // The caller hears 487 now; the destination's 487 (or a racing 200) is handled as it comes.
+      this.finishUnanswered(487, "cancelled", "caller");
+    }
+  }
+
+  private hangUpBoth(by: "platform", reason: string): void {
+    if (this.state === "ended") return;
+    this.bye("a");
+    this.bye("b");
+    this.finish(by, reason);
+  }
+
+  private bye(leg: Leg): void {
+    const dialog = leg === "a" ? this.a : this.b;
+    if (!dialog) return;
+    const request = this.requestOn(dialog, "BYE", dialog.remoteTarget, new Uint8Array(0));
+    this.send(request, dialog.endpoint, (response) => {
+      if (response) this.record("in", response, dialog.endpoint, this.host.local);
+    });
+  }
+
+  /** Ends a call that was never answered: the caller gets `status`, the Worker the end. */
+  private finishUnanswered(status: number, reason: string | null, by: "caller" | "callee" | "platform", report = true, phrase?: string): void {
+    if (this.state === "ended") return;
+    this.replyToA(status, phrase);
+    if (report) this.finish(by, reason, status);
+    else {
+      this.state = "ended";
+      this.host.unregister(this);
+    }
+  }
+
+  private finish(hangupBy: "caller" | "callee" | "platform", reason: string | null, status = 200): void {
+    if (this.state === "ended") return;
+    this.state = "ended";
+    if (this.limitTimer) clearTimeout(this.limitTimer);
+    if (this.okTimer) clearTimeout(this.okTimer);
+    this.host.unregister(this);
+    if (!this.ticket) return;
+    const finalStatus = this.answeredAt ? 200 : status;
+    this.report({
+      type: "ended",
+      at: new Date().toISOString(),
+      answered_at: this.answeredAt ? new Date(this.answeredAt).toISOString() : null,
+      sip_code: finalStatus,
+      hangup_by: hangupBy,
+      q850_cause: q850Of(finalStatus),
+      end_reason: reason,
+      pdd_ms: this.ringingAt ? this.ringingAt - this.receivedAt : null,
+      answer_delay_ms: this.answeredAt ? this.answeredAt - (this.ringingAt ?? this.receivedAt) : null,
+      early_media: this.earlyMedia,
+      codec: this.codec,
+      ladder: this.ladder,
+    });
+  }
+
+  private report(event: CallEvent): void {
+    const callId = this.ticket?.call_id;
+    if (!callId) return;
+    this.host.worker.event(callId, event).catch((err: unknown) => this.host.log(`event ${event.type} for ${callId}: ${String(err)}`));
+  }
+
+  private replyToA(status: number, reason?: string, body?: Uint8Array, contentType?: string | null): void {
+    const response = this.responseToA(status, reason ?? reasonPhrase(status), body, contentType);
+    this.inviteTx.respond(response);
+    this.record("out", response, this.host.local, this.caller);
+  }
+
+  private responseToA(status: number, reason: string, body?: Uint8Array, contentType?: string | null): SipResponse {
+    const response = responseTo(this.invite, status, reason, status === 100 ? undefined : this.a.localTag);
+    if (status >= 180 && status < 300) setHeader(response.headers, "Contact", this.contact());
+    if (body && body.length > 0) {
+      response.body = body;
+      if (contentType) setHeader(response.headers, "Content-Type", contentType);
+    }
+    return response;
+  }
+
+  private respond(tx: ServerTransaction, request: SipRequest, status: number, leg: Leg): void {
+    const response = responseTo(request, status, reasonPhrase(status), (leg === "a" ? this.a : this.b!).localTag);
+    tx.respond(response);
+  }
+
+  private contact(): string {
+    return `<sip:${this.host.local.address}:${this.host.local.port}>`;
+  }
+
+  /** A request we originate inside one leg's dialog. */
+  private requestOn(dialog: Dialog, method: string, uri: string, body: Uint8Array, seq?: number): SipRequest {
+    const cseq = seq ?? (method === "ACK" ? dialog.localSeq : ++dialog.localSeq);
+    const transport = dialog.endpoint.protocol.toUpperCase();
+    const localUri = dialog.localUri.includes(";tag=") ? dialog.localUri : `${dialog.localUri};tag=${dialog.localTag}`;
+    const remoteUri = dialog.remoteTag && !dialog.remoteUri.includes(";tag=") ? `${dialog.remoteUri};tag=${dialog.remoteTag}` : dialog.remoteUri;
+    return {
+      kind: "request",
+      method,
+      uri,
+      version: "SIP/2.0",
+      headers: [
+        ["Via", `SIP/2.0/${transport} ${this.host.local.address}:${this.host.local.port};branch=${newBranch()};rport`],
+        ["Max-Forwards", "70"],
+        ["From", localUri],
+        ["To", remoteUri],
+        ["Call-ID", dialog.callId],
+        ["CSeq", `${cseq} ${method}`],
+        ["Contact", this.contact()],
+        ["User-Agent", "call-shield"],
+      ],
+      body,
+    };
+  }
+
+  private send(request: SipRequest, to: Endpoint, onResponse: (response: SipResponse | null) => void): void {
+    this.record("out", request, this.host.local, to);
+    this.host.layer.sendRequest(request, to, onResponse);
+  }
+
+  private record(direction: "in" | "out", message: SipMessage, from: { address: string; port: number }, to: { address: string; port: number }): void {
+    if (this.ladder.length >= MAX_LADDER) return;
+    const cseq = header(message, "CSeq");
+    this.ladder.push({
+      time_stamp: new Date().toISOString(),
+      direction,
+      method: message.kind === "request" ? message.method : (cseq ? parseCSeq(cseq).method : ""),
+      status: message.kind === "response" ? `${message.status} ${message.reason}` : null,
+      fromip: `${from.address}:${from.port}`,
+      toip: `${to.address}:${to.port}`,
+      fromtag: tagOf(header(message, "From")),
+      totag: tagOf(header(message, "To")),
+      first_line: message.kind === "request" ? `${message.method} ${message.uri} SIP/2.0` : `SIP/2.0 ${message.status} ${message.reason}`,
+    });
+  }
+}
+
+const tagOf = (value: string | null) => (value ? (/;\s*tag=([^;>\s]+)/i.exec(value)?.[1] ?? null) : null);
+
+/** The first codec of an SDP answer's first m= line (e.g. "PCMU"). */
+function codecOf(body: Uint8Array): string | null {
+  if (body.length === 0) return null;
+  const sdp = new TextDecoder().decode(body);
+  const media = /^m=audio \d+ [^ ]+ (\d+)/m.exec(sdp);
+  if (!media) return null;
+  const pt = media[1]!;
+  const rtpmap = new RegExp(`^a=rtpmap:${pt} ([^/\\s]+)`, "m").exec(sdp);
+  if (rtpmap) return rtpmap[1]!;
+  return ({ "0": "PCMU", "8": "PCMA", "9": "G722", "18": "G729" } as Record<string, string>)[pt] ?? null;
+}
+

@@ -1,0 +1,35 @@
+// The node's calls to the Worker's internal node API. Answers are validated against the same
+// zod schemas the Worker answers with (schema/node-api.ts).
+import {
+  AdmitResponse,
+  CallEventResponse,
+  MonitorTargets,
+  WhitelistSnapshot,
+  type AdmitRequest,
+  type CallEvent,
+  type MonitorResult,
+} from "../../schema/node-api.ts";
+import type { SipNodeConfig } from "../config.ts";
+
+export type WorkerClient = ReturnType<typeof workerClient>;
+
+export function workerClient(config: SipNodeConfig["worker"]) {
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const res = await fetch(`${config.url}/internal${path}`, {
+      method,
+      headers: { authorization: `Bearer ${config.nodeToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status === 204) return null;
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+    return JSON.parse(text);
+  };
+  return {
+    admit: async (request: AdmitRequest) => AdmitResponse.parse(await call("POST", "/calls/admit", request)),
+    event: async (callId: string, event: CallEvent) => CallEventResponse.parse(await call("POST", `/calls/${callId}/events`, event)),
+    whitelist: async (since: number) => WhitelistSnapshot.parse(await call("GET", `/whitelist?since=${since}`)),
+    monitorTargets: async () => MonitorTargets.parse(await call("GET", "/monitor/destinations")),
+    monitorResults: async (results: MonitorResult[]) => void (await call("POST", "/monitor/results", { results })),
+  };
+}

@@ -1,0 +1,356 @@
+// The transaction layer of RFC 3261 §17: matching messages to transactions (§17.1.3, §17.2.3),
+// retransmitting over UDP and timing out, with the timers named as the RFC names them.
+// Above it sits the transaction user (the B2BUA); below it, a Transport.
+import { header, setHeader } from "./headers.ts";
+import type { SipMessage, SipRequest, SipResponse } from "./message.ts";
+import { SipParseError } from "./message.ts";
+import { parseCSeq, parseMessage, parseVia } from "./parser.ts";
+import { serializeMessage } from "./serializer.ts";
+import type { Endpoint, Transport } from "./transport.ts";
+
+/** RFC 3261 §17.1.1.1 timer base values, in milliseconds. */
+export type TimerValues = { T1: number; T2: number; T4: number };
+export const RFC_TIMERS: TimerValues = { T1: 500, T2: 4_000, T4: 5_000 };
+
+export const BRANCH_MAGIC = "z9hG4bK";
+
+export type TransactionUser = {
+  /** A new request outside any transaction we hold (INVITE, BYE, OPTIONS, CANCEL...). */
+  onRequest(request: SipRequest, transaction: ServerTransaction, from: Endpoint): void;
+  /** An ACK for a 2xx: it has its own branch and belongs to the dialog, not a transaction (§17.1.1.3). */
+  onAck(ack: SipRequest, from: Endpoint): void;
+  /** A message that could not be parsed; `reply` answers 400 when a response is possible. */
+  onBadMessage?(error: SipParseError, from: Endpoint): void;
+};
+
+type Timer = ReturnType<typeof setTimeout>;
+
+/** Server transactions: answer a request once, absorb its retransmissions (§17.2). */
+export class ServerTransaction {
+  readonly request: SipRequest;
+  readonly isInvite: boolean;
+  state: "trying" | "proceeding" | "completed" | "confirmed" | "terminated";
+  private lastResponse: Uint8Array | null = null;
+  private timers: Timer[] = [];
+  private readonly layer: TransactionLayer;
+  readonly source: Endpoint;
+  readonly key: string;
+  /** Set by the TU to hear of a CANCEL for this INVITE (the CANCEL itself is answered by the layer). */
+  onCancel: (() => void) | null = null;
+
+  constructor(layer: TransactionLayer, key: string, request: SipRequest, source: Endpoint) {
+    this.layer = layer;
+    this.key = key;
+    this.request = request;
+    this.source = source;
+    this.isInvite = request.method === "INVITE";
+    this.state = this.isInvite ? "proceeding" : "trying";
+  }
+
+  respond(response: SipResponse): void {
+    if (this.state === "completed" || this.state === "confirmed" || this.state === "terminated") return;
+    const bytes = serializeMessage(response);
+    this.lastResponse = bytes;
+    this.layer.transmit(bytes, this.source);
+    const { T1, T2, T4 } = this.layer.timers;
+    const reliable = this.source.protocol !== "udp";
+    if (response.status < 200) {
+      this.state = "proceeding";
+      return;
+    }
+    if (this.isInvite && response.status < 300) {
+      // 2xx ends the INVITE server transaction; the dialog layer retransmits the 2xx (§13.3.1.4).
+      this.terminate();
+      return;
+    }
+    this.state = "completed";
+    if (this.isInvite) {
+      // Timer G: retransmit the final response until the ACK; Timer H: give up on the ACK.
+      if (!reliable) this.retransmit(T1, T2);
+      this.after(64 * T1, () => this.terminate());
+    } else {
+      // Timer J: absorb request retransmissions for a while.
+      this.after(reliable ? 0 : 64 * T1, () => this.terminate());
+    }
+    void T4;
+  }
+
+  /** A retransmission of the request arrived: send the last response again. */
+  retransmitted(): void {
+    if (this.lastResponse && this.state !== "confirmed") this.layer.transmit(this.lastResponse, this.source);
+  }
+
+  /** The ACK of a non-2xx final response (§17.2.1): stop retransmitting; Timer I absorbs further ACKs. */
+  acked(): void {
+    if (this.state !== "completed") return;
+    this.state = "confirmed";
+    this.clearTimers();
+    this.after(this.source.protocol === "udp" ? this.layer.timers.T4 : 0, () => this.terminate());
+  }
+
+  private retransmit(interval: number, cap: number): void {
+    this.timers.push(
+      setTimeout(() => {
+        if (this.state !== "completed" || !this.lastResponse) return;
+        this.layer.transmit(this.lastResponse, this.source);
+        this.retransmit(Math.min(interval * 2, cap), cap);
+      }, interval),
+    );
+  }
+
+  private after(ms: number, fn: () => void): void {
+    this.timers.push(setTimeout(fn, ms));
+  }
+
+  private clearTimers(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  terminate(): void {
+    this.state = "terminated";
+    this.clearTimers();
+    this.layer.forgetServer(this.key);
+  }
+}
+
+export type ClientOutcome = (response: SipResponse | null) => void;
+
+/** Client transactions: send a request, retransmit it over UDP, hand every response up (§17.1). */
+export class ClientTransaction {
+  readonly request: SipRequest;
+  readonly isInvite: boolean;
+  readonly destination: Endpoint;
+  readonly key: string;
+  state: "calling" | "trying" | "proceeding" | "completed" | "terminated";
+  private timers: Timer[] = [];
+  private readonly layer: TransactionLayer;
+  private readonly bytes: Uint8Array;
+  private readonly onResponse: ClientOutcome;
+
+  constructor(layer: TransactionLayer, key: string, request: SipRequest, destination: Endpoint, onResponse: ClientOutcome) {
+    this.layer = layer;
+    this.key = key;
+    this.request = request;
+    this.destination = destination;
+    this.onResponse = onResponse;
+    this.isInvite = request.method === "INVITE";
+    this.state = this.isInvite ? "calling" : "trying";
+    this.bytes = serializeMessage(request);
+  }
+
+  start(): void {
+    const { T1, T2 } = this.layer.timers;
+    this.layer.transmit(this.bytes, this.destination);
+    if (this.destination.protocol === "udp") this.retransmit(T1, this.isInvite ? Number.POSITIVE_INFINITY : T2);
+    // Timer B (INVITE) or Timer F (non-INVITE): no final response in 64*T1.
+    this.timers.push(
+      setTimeout(() => {
+        if (this.state === "calling" || this.state === "trying" || (this.state === "proceeding" && !this.isInvite)) {
+          this.terminate();
+          this.onResponse(null);
+        }
+      }, 64 * T1),
+    );
+  }
+
+  received(response: SipResponse): void {
+    if (this.state === "terminated") return;
+    if (this.state === "completed") {
+      // A retransmitted final response: the ACK we sent is sent again (§17.1.1.2).
+      if (this.isInvite && response.status >= 300) this.sendAck(response);
+      return;
+    }
+    if (response.status < 200) {
+      this.state = "proceeding";
+      this.stopRetransmitting();
+      this.onResponse(response);
+      return;
+    }
+    this.clearTimers();
+    if (this.isInvite && response.status < 300) {
+      // 2xx: the transaction ends; the TU ACKs end to end and absorbs 2xx retransmissions.
+      this.terminate();
+      this.onResponse(response);
+      return;
+    }
+    this.state = "completed";
+    if (this.isInvite) this.sendAck(response);
+    this.onResponse(response);
+    const reliable = this.destination.protocol !== "udp";
+    // Timer D (INVITE, 32 s over UDP) or Timer K (non-INVITE, T4): absorb retransmissions.
+    this.timers.push(setTimeout(() => this.terminate(), reliable ? 0 : this.isInvite ? 32_000 : this.layer.timers.T4));
+  }
+
+  /** RFC 3261 §17.1.1.3: the ACK of a non-2xx response is part of the INVITE transaction. */
+  private sendAck(response: SipResponse): void {
+    const headers: SipMessage["headers"] = [];
+    const via = header(this.request, "Via");
+    if (via) headers.push(["Via", via]);
+    for (const name of ["Route"]) for (const [n, v] of this.request.headers) if (n === name) headers.push([n, v]);
+    headers.push(["From", header(this.request, "From")!]);
+    headers.push(["To", header(response, "To")!]);
+    headers.push(["Call-ID", header(this.request, "Call-ID")!]);
+    headers.push(["CSeq", `${parseCSeq(header(this.request, "CSeq")!).seq} ACK`]);
+    headers.push(["Max-Forwards", "70"]);
+    const ack: SipRequest = { kind: "request", method: "ACK", uri: this.request.uri, version: "SIP/2.0", headers, body: new Uint8Array(0) };
+    this.layer.transmit(serializeMessage(ack), this.destination);
+  }
+
+  private retransmit(interval: number, cap: number): void {
+    this.timers.push(
+      setTimeout(() => {
+        if (this.state !== "calling" && this.state !== "trying") return;
+        this.layer.transmit(this.bytes, this.destination);
+        // Timer A doubles without a cap; Timer E doubles up to T2.
+        this.retransmit(Math.min(interval * 2, cap), cap);
+      }, interval),
+    );
+  }
+
+  private stopRetransmitting(): void {
+    // Retransmissions check the state; nothing else to do once proceeding.
+  }
+
+  private clearTimers(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  terminate(): void {
+    this.state = "terminated";
+    this.clearTimers();
+    this.layer.forgetClient(this.key);
+  }
+}
+
+/** Matches incoming messages to transactions and owns the transport. */
+export class TransactionLayer {
+  readonly timers: TimerValues;
+  readonly transport: Transport;
+  private readonly servers = new Map<string, ServerTransaction>();
+  private readonly clients = new Map<string, ClientTransaction>();
+  private readonly tu: TransactionUser;
+
+  constructor(transport: Transport, tu: TransactionUser, timers: TimerValues = RFC_TIMERS) {
+    this.transport = transport;
+    this.tu = tu;
+    this.timers = timers;
+    transport.onReceive((bytes, from) => this.receive(bytes, from));
+  }
+
+  get activeTransactions(): number {
+    return this.servers.size + this.clients.size;
+  }
+
+  transmit(bytes: Uint8Array, to: Endpoint): void {
+    this.transport.send(bytes, to);
+  }
+
+  /** Starts a client transaction; the request's top Via must carry a fresh branch. */
+  sendRequest(request: SipRequest, destination: Endpoint, onResponse: ClientOutcome): ClientTransaction {
+    const key = clientKey(request);
+    const tx = new ClientTransaction(this, key, request, destination, onResponse);
+    this.clients.set(key, tx);
+    tx.start();
+    return tx;
+  }
+
+  /** Sends a message outside any transaction (an ACK for a 2xx, a 2xx retransmission). */
+  sendStateless(message: SipMessage, destination: Endpoint): void {
+    this.transmit(serializeMessage(message), destination);
+  }
+
+  /** The INVITE server transaction a CANCEL is for (same branch and sent-by, §9.2). */
+  inviteFor(cancel: SipRequest): ServerTransaction | undefined {
+    return this.servers.get(serverKey(cancel, "INVITE"));
+  }
+
+  receive(bytes: Uint8Array, from: Endpoint): void {
+    let message: SipMessage;
+    try {
+      message = parseMessage(bytes);
+    } catch (err) {
+      if (err instanceof SipParseError) this.tu.onBadMessage?.(err, from);
+      return;
+    }
+    if (message.kind === "response") return this.receiveResponse(message);
+    this.receiveRequest(message, from);
+  }
+
+  private receiveResponse(response: SipResponse): void {
+    const tx = this.clients.get(clientKey(response));
+    // Stray responses (no transaction) are dropped; a 2xx retransmission for a finished
+    // INVITE reaches the TU through the dialog, which re-ACKs it.
+    if (tx) tx.received(response);
+    else if (response.status >= 200 && response.status < 300 && parseCSeq(header(response, "CSeq")!).method === "INVITE") {
+      this.onStray2xx?.(response);
+    }
+  }
+
+  /** Hook for 2xx retransmissions after the client INVITE transaction ended. */
+  onStray2xx: ((response: SipResponse) => void) | null = null;
+
+  private receiveRequest(request: SipRequest, from: Endpoint): void {
+    if (request.method === "ACK") {
+      const tx = this.servers.get(serverKey(request, "INVITE"));
+      if (tx) return tx.acked();
+      return this.tu.onAck(request, from);
+    }
+    const key = serverKey(request, request.method);
+    const existing = this.servers.get(key);
+    if (existing) return existing.retransmitted();
+    const tx = new ServerTransaction(this, key, request, from);
+    this.servers.set(key, tx);
+    if (request.method === "CANCEL") {
+      const invite = this.inviteFor(request);
+      if (!invite) {
+        tx.respond(responseTo(request, 481, "Call/Transaction Does Not Exist"));
+        return;
+      }
+      tx.respond(responseTo(request, 200, "OK"));
+      if (invite.state === "proceeding") invite.onCancel?.();
+      return;
+    }
+    this.tu.onRequest(request, tx, from);
+  }
+
+  forgetServer(key: string): void {
+    this.servers.delete(key);
+  }
+
+  forgetClient(key: string): void {
+    this.clients.delete(key);
+  }
+}
+
+/** §17.2.3: branch + sent-by + method (ACK matches its INVITE). */
+function serverKey(request: SipRequest, method: string): string {
+  const via = parseVia(header(request, "Via") ?? "");
+  const sentBy = `${via.host}:${via.port ?? ""}`;
+  if (via.branch?.startsWith(BRANCH_MAGIC)) return `${via.branch}|${sentBy}|${method}`;
+  // RFC 2543 peers: fall back to the dialog and CSeq identifiers (§17.2.3, simplified).
+  return `${header(request, "Call-ID")}|${parseCSeq(header(request, "CSeq")!).seq}|${sentBy}|${method}`;
+}
+
+/** §17.1.3: top Via branch + CSeq method. */
+function clientKey(message: SipMessage): string {
+  const via = parseVia(header(message, "Via") ?? "");
+  return `${via.branch}|${parseCSeq(header(message, "CSeq")!).method}`;
+}
+
+/** A response to a request, copying the headers §8.2.6.2 names. */
+export function responseTo(request: SipRequest, status: number, reason: string, toTag?: string): SipResponse {
+  const headers: SipMessage["headers"] = [];
+  for (const [name, value] of request.headers) {
+    if (name === "Via" || name === "Record-Route") headers.push([name, value]);
+  }
+  headers.push(["From", header(request, "From")!]);
+  const to = header(request, "To")!;
+  headers.push(["To", toTag && !/;\s*tag=/i.test(to) ? `${to};tag=${toTag}` : to]);
+  headers.push(["Call-ID", header(request, "Call-ID")!]);
+  headers.push(["CSeq", header(request, "CSeq")!]);
+  const response: SipResponse = { kind: "response", status, reason, version: "SIP/2.0", headers, body: new Uint8Array(0) };
+  setHeader(response.headers, "Server", "call-shield");
+  return response;
+}

@@ -1,0 +1,96 @@
+// Transports carry serialized SIP between this node and its peers. The SIP core is written
+// against the Transport interface; UDP (and TCP) sockets plug in behind it, and an in-memory
+// pair connects two cores in tests without a network.
+import { createSocket, type Socket } from "node:dgram";
+
+export type Protocol = "udp" | "tcp" | "tls";
+
+/** Where a message came from or goes to. */
+export type Endpoint = { address: string; port: number; protocol: Protocol };
+
+export type Inbound = (bytes: Uint8Array, from: Endpoint) => void;
+
+export interface Transport {
+  readonly protocol: Protocol;
+  /** The address and port this transport is reachable at (for Via and Contact). */
+  readonly local: { address: string; port: number };
+  send(bytes: Uint8Array, to: Endpoint): void;
+  onReceive(handler: Inbound): void;
+  close(): Promise<void>;
+}
+
+/** One UDP socket; datagrams over the size limit are dropped before parsing. */
+export class UdpTransport implements Transport {
+  readonly protocol = "udp" as const;
+  local: { address: string; port: number };
+  private readonly socket: Socket;
+  private handler: Inbound = () => {};
+
+  private constructor(socket: Socket, publicAddress: string) {
+    this.socket = socket;
+    const bound = socket.address();
+    this.local = { address: publicAddress, port: bound.port };
+    socket.on("message", (data, rinfo) => {
+      this.handler(data, { address: rinfo.address, port: rinfo.port, protocol: "udp" });
+    });
+  }
+
+  static async bind(address: string, port: number, publicAddress = address): Promise<UdpTransport> {
+    const socket = createSocket({ type: address.includes(":") ? "udp6" : "udp4", recvBufferSize: 8 << 20, sendBufferSize: 8 << 20 });
+    await new Promise<void>((resolve, reject) => {
+      socket.once("error", reject);
+      socket.bind(port, address, () => {
+        socket.off("error", reject);
+        resolve();
+      });
+    });
+    socket.on("error", (err) => console.error("udp transport:", err.message));
+    return new UdpTransport(socket, publicAddress);
+  }
+
+  send(bytes: Uint8Array, to: Endpoint): void {
+    this.socket.send(bytes, to.port, to.address);
+  }
+
+  onReceive(handler: Inbound): void {
+    this.handler = handler;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.socket.close(() => resolve()));
+  }
+}
+
+/** Two transports wired to each other in memory, delivering on the next tick like a network would. */
+export function memoryPair(a: { address: string; port: number }, b: { address: string; port: number }): [Transport, Transport] {
+  const ends: MemoryTransport[] = [];
+  const make = (local: { address: string; port: number }, peer: () => MemoryTransport) => new MemoryTransport(local, peer);
+  ends.push(make(a, () => ends[1]!), make(b, () => ends[0]!));
+  return [ends[0]!, ends[1]!];
+}
+
+class MemoryTransport implements Transport {
+  readonly protocol = "udp" as const;
+  readonly local: { address: string; port: number };
+  private handler: Inbound = () => {};
+  private readonly peer: () => MemoryTransport;
+  /** Every datagram sent, for tests that assert on the wire. */
+  readonly sent: Array<{ bytes: Uint8Array; to: Endpoint }> = [];
+
+  constructor(local: { address: string; port: number }, peer: () => MemoryTransport) {
+    this.local = local;
+    this.peer = peer;
+  }
+
+  send(bytes: Uint8Array, to: Endpoint): void {
+    this.sent.push({ bytes, to });
+    const from: Endpoint = { ...this.local, protocol: "udp" };
+    setImmediate(() => this.peer().handler(bytes, from));
+  }
+
+  onReceive(handler: Inbound): void {
+    this.handler = handler;
+  }
+
+  async close(): Promise<void> {}
+}

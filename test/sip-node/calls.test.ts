@@ -1,0 +1,118 @@
+// Calls through the SIP node with sipp on both sides and the Worker's real admission.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freeUdpPort, openAccount, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until the Worker has the call's end (the node reports it just after the last message). */
+async function ledgerCall(account: TestAccount): Promise<any> {
+  for (let i = 0; i < 40; i++) {
+    const ledger = await account.call("/api/customer/ledger");
+    const entry = ledger.items.find((e: any) => e.type === "call");
+    if (entry) return entry;
+    await pause(100);
+  }
+  return null;
+}
+
+async function balance(account: TestAccount) {
+  return account.call("/api/customer/balance");
+}
+
+describe("calls through the node", () => {
+  it("connects an answered call and ends it when the caller hangs up", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas.xml", port);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac.xml");
+    expect(caller.code, caller.output).toBe(0);
+    expect((await callee).code).toBe(0);
+    const entry = await ledgerCall(account);
+    expect(entry).toMatchObject({ type: "call", amount: 0 }); // the pilot waives it
+    expect(entry.waived_amount).toBeGreaterThan(0);
+    expect((await balance(account)).active_calls).toBe(0);
+  });
+
+  it("relays a busy destination's 486 to the caller", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas-busy.xml", port);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "486", ANI: "14155550100" });
+    expect(caller.code, caller.output).toBe(0);
+    expect((await callee).code).toBe(0);
+    await pause(300);
+    expect((await balance(account)).active_calls).toBe(0);
+  });
+
+  it("cancels a ringing call: 487 to the caller, CANCEL to the destination", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas-ring.xml", port);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac-cancel.xml");
+    expect(caller.code, caller.output).toBe(0);
+    expect((await callee).code, "the destination saw the CANCEL").toBe(0);
+  });
+
+  it("answers a source on no whitelist with silence", async () => {
+    const replies = await sendRaw(
+      stack,
+      "127.0.0.250",
+      [
+        "INVITE sip:14155550123@127.0.0.1 SIP/2.0",
+        "Via: SIP/2.0/UDP 127.0.0.250:5099;branch=z9hG4bKscanner1",
+        "From: <sip:100@127.0.0.250>;tag=scan",
+        "To: <sip:14155550123@127.0.0.1>",
+        "Call-ID: scanner-1",
+        "CSeq: 1 INVITE",
+        "Max-Forwards: 70",
+        "Content-Length: 0",
+        "",
+        "",
+      ].join("\n"),
+    );
+    expect(replies).toEqual([]);
+  });
+
+  it("refuses with 503 when no port is free", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    await stack.sql(`UPDATE customers SET ports_override = 0 WHERE id = '${account.id}'`);
+    const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "503", ANI: "14155550100" });
+    expect(caller.code, caller.output).toBe(0);
+  });
+
+  it("refuses with 402 when the credit cannot pay the minimum", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    await stack.sql(
+      "INSERT OR IGNORE INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
+        "VALUES ('pricey', 'Pricey', 0, 2, 1000000000, 60, 0, 90)",
+    );
+    await stack.sql(`UPDATE customers SET plan_code = 'pricey', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
+    const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "402", ANI: "14155550100" });
+    expect(caller.code, caller.output).toBe(0);
+  });
+
+  it("refuses a blocked caller with 403", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    await stack.sql(
+      `INSERT INTO ani_controls (id, customer_id, ani, action, created_at) VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550666', 'block', '${new Date().toISOString()}')`,
+    );
+    const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "403", ANI: "14155550666" });
+    expect(caller.code, caller.output).toBe(0);
+  });
+});

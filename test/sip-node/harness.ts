@@ -1,0 +1,167 @@
+// The SIP node under test with real parts: the Worker under `wrangler dev` (local D1 and
+// Durable Objects) for admission, the node in this process on loopback, and sipp as the peer
+// on both sides. Each account calls from its own loopback address (127.0.0.x), since a
+// whitelisted range belongs to one account only.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createSocket } from "node:dgram";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSipNodeConfig } from "../../sip-node/config.ts";
+import { startSipNode, type SipNode } from "../../sip-node/node.ts";
+import { workerClient } from "../../sip-node/control/worker-client.ts";
+import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
+
+const scenarios = new URL("./scenarios/", import.meta.url).pathname;
+
+export type Stack = {
+  api: string;
+  /** Runs SQL on the Worker's local D1 (for states a test cannot reach through the API). */
+  sql(statement: string): Promise<void>;
+  nodeToken: string;
+  node: SipNode;
+  stop(): Promise<void>;
+};
+
+export function freeUdpPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = createSocket("udp4");
+    socket.bind(0, "127.0.0.1", () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
+}
+
+async function freeTcpPort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startStack(): Promise<Stack> {
+  const state = mkdtempSync(join(tmpdir(), "sip-stack-"));
+  const secret = () => randomBytes(32).toString("base64url");
+  const nodeToken = secret();
+  const wrangler = await startWranglerDev({
+    port: await freeTcpPort(),
+    persistTo: state,
+    stdio: "ignore",
+    vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000" },
+  });
+  await wrangler.ready;
+  const config = loadSipNodeConfig({
+    NODE_TOKEN: nodeToken,
+    WORKER_URL: wrangler.base,
+    SIP_BIND: "127.0.0.1",
+    SIP_PORT: String(await freeUdpPort()),
+    NODE_ID: "test-node",
+  });
+  const node = await startSipNode(config, { whitelistPollMs: 200 });
+  return {
+    api: wrangler.base,
+    sql: (statement) => d1(state, statement),
+    nodeToken,
+    node,
+    async stop() {
+      await node.stop();
+      await wrangler.stop();
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestAccount = { token: string; id: string; src: string; destination: any; call(path: string, init?: { method?: string; body?: unknown }): Promise<any> };
+
+function d1(state: string, statement: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("wrangler", ["d1", "execute", "DB", "--local", "--persist-to", state, "--command", statement], {
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`d1: ${err}`))));
+  });
+}
+
+let nextHost = 10;
+
+/** An account calling from its own loopback address, with a destination at 127.0.0.1:`destinationPort`. */
+export async function openAccount(stack: Stack, destinationPort: number, destinationExtra: Record<string, unknown> = {}): Promise<TestAccount> {
+  const src = `127.0.0.${nextHost++}`;
+  const json = async (path: string, init: { method?: string; body?: unknown; token?: string } = {}) => {
+    const res = await fetch(`${stack.api}${path}`, {
+      method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+      headers: { "content-type": "application/json", ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  const signup = await json("/api/auth/signup", { body: { email: `sip-${randomBytes(6).toString("hex")}@carrier.test`, password: "sip test password 1" } });
+  const token = signup.body.access_token as string;
+  const destination = await json("/api/customer/destinations", {
+    token,
+    body: { host: "127.0.0.1", port: destinationPort, is_default: true, label: "sipp uas", ...destinationExtra },
+  });
+  if (destination.status !== 201) throw new Error(`destination: ${JSON.stringify(destination.body)}`);
+  const entry = await json("/api/customer/ips", { token, body: { cidr: `${src}/32`, label: "sipp uac" } });
+  if (entry.status !== 201) throw new Error(`whitelist: ${JSON.stringify(entry.body)}`);
+  await stack.node.whitelist.refresh(workerClient({ url: stack.api, nodeToken: stack.nodeToken }));
+  return {
+    token,
+    id: signup.body.customer.id,
+    src,
+    destination: destination.body,
+    call: async (path, init = {}) => (await json(path, { ...init, token })).body,
+  };
+}
+
+export type SippResult = { code: number | null; output: string };
+
+/** Runs one sipp call to completion (exit code 0: the scenario passed). */
+export function sipp(args: string[], timeoutSec = 30): Promise<SippResult> {
+  return new Promise((resolve) => {
+    const child = spawn("sipp", ["-m", "1", "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("exit", (code) => resolve({ code, output: output.slice(-3000) }));
+  });
+}
+
+/** The UAS side: listens on `port` for one call with the given scenario. */
+export const uas = (scenario: string, port: number) => sipp(["-sf", join(scenarios, scenario), "-i", "127.0.0.1", "-p", String(port)]);
+
+/** The UAC side: one call from `src` to the node. */
+export function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}) {
+  let file = join(scenarios, scenario);
+  if (Object.keys(fill).length > 0) {
+    let xml = readFileSync(file, "utf8");
+    for (const [key, value] of Object.entries(fill)) xml = xml.replaceAll(`__${key}__`, value);
+    file = join(mkdtempSync(join(tmpdir(), "sipp-")), scenario);
+    writeFileSync(file, xml);
+  }
+  return sipp(["-sf", file, "-i", src, "-p", "0", "-s", dialed, `127.0.0.1:${stack.node.port}`]);
+}
+
+/** Sends raw bytes from `src` and collects whatever comes back within `waitMs`. */
+export function sendRaw(stack: Stack, src: string, payload: string, waitMs = 1_500): Promise<string[]> {
+  return new Promise((resolve) => {
+    const socket = createSocket("udp4");
+    const replies: string[] = [];
+    socket.on("message", (m) => replies.push(m.toString()));
+    socket.bind(0, src, () => {
+      socket.send(Buffer.from(payload.replace(/\r?\n/g, "\r\n")), stack.node.port, "127.0.0.1");
+      setTimeout(() => socket.close(() => resolve(replies)), waitMs);
+    });
+  });
+}
