@@ -31,6 +31,7 @@ export function digestAuthorization(
   method: string,
   uri: string,
   nc = 1,
+  cnonce = randomBytes(12).toString("hex"),
 ): string | null {
   const algorithm = HASHES[challenge.algorithm.toUpperCase()] ?? null;
   if (!algorithm) return null;
@@ -38,7 +39,6 @@ export function digestAuthorization(
   const ha1 = h(`${credentials.username}:${challenge.realm}:${credentials.password}`);
   const ha2 = h(`${method}:${uri}`);
   const ncText = nc.toString(16).padStart(8, "0");
-  const cnonce = randomBytes(12).toString("hex");
   const response = challenge.qop
     ? h(`${ha1}:${challenge.nonce}:${ncText}:${cnonce}:${challenge.qop}:${ha2}`)
     : h(`${ha1}:${challenge.nonce}:${ha2}`);

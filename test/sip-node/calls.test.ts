@@ -115,4 +115,80 @@ describe("calls through the node", () => {
     const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "403", ANI: "14155550666" });
     expect(caller.code, caller.output).toBe(0);
   });
+
+  it("ends the call on the caller's side when the destination hangs up", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas-bye.xml", port);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac-callee-bye.xml");
+    expect(caller.code, caller.output).toBe(0);
+    expect((await callee).code).toBe(0);
+    const call = await endedCall(account);
+    expect(call).toMatchObject({ status: "completed", hangup_by: "callee", sip_code: 200, q850_cause: 16, codec: "PCMA" });
+  });
+
+  for (const [status, scenario] of [
+    [401, "uas-challenge-401.xml"],
+    [407, "uas-challenge-407.xml"],
+  ] as const) {
+    it(`answers a destination's ${status} challenge with the stored digest credential`, async () => {
+      const port = await freeUdpPort();
+      const account = await openAccount(stack, port, { auth_username: "trunk7", auth_password: "digest-pass-7", auth_realm: "sbc.test" });
+      const callee = uas(scenario, port);
+      await pause(200);
+      const caller = await uac(stack, account.src, "uac.xml");
+      expect(caller.code, caller.output).toBe(0);
+      const answered = await callee;
+      expect(answered.code, answered.output).toBe(0);
+    });
+  }
+
+  it("cuts a call at max_call_seconds on both sides", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    // A plan whose price lets the balance buy three seconds, with no minimum to cover.
+    await stack.sql(
+      "INSERT OR IGNORE INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
+        "VALUES ('three-seconds', 'Three seconds', 0, 2, 100000000, 1, 0, 91)",
+    );
+    await stack.sql(`UPDATE customers SET plan_code = 'three-seconds', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
+    const callee = uas("uas-hungup.xml", port);
+    await pause(200);
+    const started = Date.now();
+    const caller = await uac(stack, account.src, "uac-callee-bye.xml");
+    expect(caller.code, caller.output).toBe(0);
+    expect((await callee).code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+    const call = await endedCall(account);
+    expect(call).toMatchObject({ status: "completed", hangup_by: "platform", end_reason: "max_call_seconds", billsec: 3 });
+    expect((await account.call("/api/customer/balance")).balance).toBe(0);
+  });
+
+  it("diverts a controlled caller to the divert destination", async () => {
+    const port = await freeUdpPort();
+    const divertPort = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const fraudDesk = await account.call("/api/customer/destinations", { body: { host: "127.0.0.1", port: divertPort, label: "Fraud desk" } });
+    await stack.sql(
+      `INSERT INTO ani_controls (id, customer_id, ani, action, divert_destination_id, created_at) VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550100', 'divert', '${fraudDesk.id}', '${new Date().toISOString()}')`,
+    );
+    const callee = uas("uas.xml", divertPort);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac.xml");
+    expect(caller.code, caller.output).toBe(0);
+    expect((await callee).code).toBe(0);
+    expect((await endedCall(account)).routed_destination_id).toBe(fraudDesk.id);
+  });
 });
+
+/** The account's latest call once its end has reached the Worker. */
+async function endedCall(account: TestAccount): Promise<any> {
+  for (let i = 0; i < 40; i++) {
+    const list = await account.call("/api/calls");
+    const call = list.items?.[0];
+    if (call && call.status !== "ringing" && call.status !== "active") return call;
+    await pause(100);
+  }
+  return null;
+}

@@ -128,7 +128,9 @@ export type SippResult = { code: number | null; output: string };
 /** Runs one sipp call to completion (exit code 0: the scenario passed). */
 export function sipp(args: string[], timeoutSec = 30): Promise<SippResult> {
   return new Promise((resolve) => {
-    const child = spawn("sipp", ["-m", "1", "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...args], {
+    // SIPP_TRACE=<folder> keeps every message each sipp saw, for debugging a scenario.
+    const trace = process.env.SIPP_TRACE ? ["-trace_msg", "-message_file", `${process.env.SIPP_TRACE}/sipp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.log`] : [];
+    const child = spawn("sipp", ["-m", "1", "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...trace, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
