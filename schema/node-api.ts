@@ -14,9 +14,9 @@ export const AdmitRequest = z.object({
   src_ip: z.string().min(2).max(45),
   src_port: z.number().int().min(1).max(65_535).optional(),
   /** Calling number (From user part, or P-Asserted-Identity when trusted). */
-  ani: z.string().max(64).nullable(),
+  ani: z.string().max(256).nullable(),
   /** Request-URI user part as received. */
-  dialed: z.string().max(64),
+  dialed: z.string().max(256),
   origin: Origin.default("sip"),
   /** Headers the node captured for the record (Diversion, P-Asserted-Identity, User-Agent...). */
   captured_headers: z.record(z.string(), z.string()).optional(),

@@ -24,6 +24,7 @@ export async function startSipNode(config: SipNodeConfig, options: { timers?: Ti
   const b2bua = new B2bua({ worker, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, log });
   const layer = new TransactionLayer(transport, b2bua, options.timers ?? RFC_TIMERS);
   b2bua.attach(layer);
+  layer.onInternalError = (err, from) => log(`dropped a message from ${from.address}:${from.port}: ${String(err)}`);
 
   const poll = setInterval(() => {
     whitelist.refresh(worker).catch((err: unknown) => log(`whitelist refresh failed: ${String(err)}`));

@@ -6,8 +6,8 @@ import { isIP } from "node:net";
 import type { WhitelistFilter } from "../control/whitelist.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import { header } from "../sip/headers.ts";
-import type { SipParseError, SipRequest } from "../sip/message.ts";
-import { parseNameAddr } from "../sip/parser.ts";
+import type { SipParseError, SipRequest, SipResponse } from "../sip/message.ts";
+import { parseNameAddr, SipMessageError } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TransactionLayer, type TransactionUser } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { CallSession, type Leg, type SessionHost } from "./call-session.ts";
@@ -64,8 +64,22 @@ export class B2bua implements TransactionUser {
     found?.session.onAck(found.leg);
   }
 
+  /**
+   * A request that was framed but is invalid gets its error status (400, 505...) when it came
+   * from a whitelisted peer and names enough of itself to be answered (RFC 3261 §8.2.1,
+   * §21.4.1); anything else is dropped. Strangers never hear back either way.
+   */
   onBadMessage(error: SipParseError, from: Endpoint): void {
-    this.log(`unparseable message from ${from.address}:${from.port}: ${error.message}`);
+    if (!(error instanceof SipMessageError) || !this.options.whitelist.contains(from.address)) return;
+    const request = error.partial;
+    if (request.kind !== "request" || request.method === "ACK") return;
+    const response: SipResponse = { kind: "response", status: error.status, reason: reasonPhrase(error.status), version: "SIP/2.0", headers: [], body: new Uint8Array(0) };
+    for (const [name, value] of request.headers) {
+      if (name === "Via" || name === "From" || name === "To" || name === "Call-ID" || name === "CSeq") response.headers.push([name, value]);
+    }
+    if (!response.headers.some(([name]) => name === "Via")) return;
+    response.headers.push(["Warning", `399 call-shield "${error.message.replace(/["\\]/g, "'").slice(0, 120)}"`]);
+    this.layer.sendStateless(response, from);
   }
 
   private host(): SessionHost {

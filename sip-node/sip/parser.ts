@@ -689,7 +689,7 @@ export function parseMessageHead(bytes: Uint8Array, start: number, end: number, 
       contentLength = length;
       value = String(length);
     }
-    if (LIST_HEADERS.has(name) && value.indexOf(",") !== -1) pushList(headers, name, value);
+    if (value.indexOf(",") !== -1 && LIST_HEADERS.has(name)) pushList(headers, name, value);
     else headers.push([name, value]);
     if (headers.length > limits.maxHeaders) throw bad(`more than ${limits.maxHeaders} header fields`);
   }

@@ -2,7 +2,7 @@
 // header entry, and a Content-Length always computed from the body (written where the message
 // had one, else after the other headers). parseMessage(serializeMessage(m)) gives m back for
 // any valid m whose Content-Length entry, if any, is the one the parser produces.
-import { canonicalName } from "./headers.ts";
+import { canonicalNameAt } from "./headers.ts";
 import type { SipMessage } from "./message.ts";
 
 /** Throws when text would break the message framing (header injection through CR/LF). */
@@ -30,13 +30,14 @@ export function serializeMessage(msg: SipMessage): Uint8Array {
   const list = msg.headers;
   for (let i = 0; i < list.length; i++) {
     const [rawName, value] = list[i]!;
-    const name = canonicalName(rawName);
-    if (name === "Content-Length") {
+    const known = canonicalNameAt(rawName, 0, rawName.length);
+    if (known === "Content-Length") {
       if (!wroteLength) head += `Content-Length: ${body.length}\r\n`;
       wroteLength = true;
       continue;
     }
-    if (!TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(rawName)}`);
+    if (known === null && !TOKEN.test(rawName)) throw new Error(`invalid header name ${JSON.stringify(rawName)}`);
+    const name = known ?? rawName;
     checkText(`header ${name}`, value);
     head += `${name}: ${value}\r\n`;
   }

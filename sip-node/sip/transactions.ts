@@ -274,9 +274,18 @@ export class TransactionLayer {
       if (err instanceof SipParseError) this.tu.onBadMessage?.(err, from);
       return;
     }
-    if (message.kind === "response") return this.receiveResponse(message);
-    this.receiveRequest(message, from);
+    // Nothing a peer sends may stop the node: a message that trips the layer or the TU is dropped.
+    try {
+      if (message.kind === "response") this.receiveResponse(message);
+      else this.receiveRequest(message, from);
+    } catch (err) {
+      if (err instanceof SipParseError) this.tu.onBadMessage?.(err, from);
+      else this.onInternalError?.(err, from);
+    }
   }
+
+  /** Hook for failures of our own code while handling a message (logged by the node). */
+  onInternalError: ((error: unknown, from: Endpoint) => void) | null = null;
 
   private receiveResponse(response: SipResponse): void {
     const tx = this.clients.get(clientKey(response));

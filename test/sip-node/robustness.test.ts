@@ -1,0 +1,70 @@
+// RFC 4475 torture messages and floods sent at a running node: it keeps serving calls, answers
+// invalid requests from its peers with 400 where a response is possible, and tells strangers nothing.
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freeUdpPort, openAccount, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+
+const torture = new URL("../../../shared/testdata/rfc4475/", import.meta.url);
+const files = readdirSync(torture).filter((f) => f.endsWith(".dat"));
+
+let stack: Stack;
+let peer: TestAccount;
+let noisy: TestAccount;
+let port: number;
+
+beforeAll(async () => {
+  stack = await startStack();
+  port = await freeUdpPort();
+  peer = await openAccount(stack, port);
+  // The torture messages come from another whitelisted account: its valid INVITEs are real
+  // calls (to a destination that never answers), so it gets ports enough for all of them.
+  noisy = await openAccount(stack, await freeUdpPort());
+  await stack.sql(`UPDATE customers SET ports_override = 500 WHERE id = '${noisy.id}'`);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function callStillConnects() {
+  const callee = uas("uas.xml", port);
+  await new Promise((r) => setTimeout(r, 200));
+  const caller = await uac(stack, peer.src, "uac.xml");
+  expect(caller.code, caller.output).toBe(0);
+  expect((await callee).code).toBe(0);
+}
+
+describe("RFC 4475 torture messages", () => {
+  it("leave the node serving calls, whoever sends them", async () => {
+    for (const file of files) {
+      const text = readFileSync(new URL(file, torture), "latin1");
+      // From a whitelisted peer and from a stranger alike.
+      await Promise.all([sendRaw(stack, noisy.src, text, 150), sendRaw(stack, "127.0.0.251", text, 150)]);
+    }
+    await callStillConnects();
+  }, 60_000);
+
+  it("answers an invalid request from a peer with 400, and a stranger's with nothing", async () => {
+    const missingCallId = [
+      "OPTIONS sip:probe@127.0.0.1 SIP/2.0",
+      `Via: SIP/2.0/UDP ${"{src}"}:5099;branch=z9hG4bKbadreq1`,
+      "From: <sip:probe@example.test>;tag=x",
+      "To: <sip:probe@127.0.0.1>",
+      "CSeq: 1 OPTIONS",
+      "Max-Forwards: 70",
+      "Content-Length: 0",
+      "",
+      "",
+    ].join("\n");
+    const fromPeer = await sendRaw(stack, noisy.src, missingCallId.replace("{src}", noisy.src));
+    expect(fromPeer).toHaveLength(1);
+    expect(fromPeer[0]).toMatch(/^SIP\/2\.0 400 /);
+    expect(await sendRaw(stack, "127.0.0.252", missingCallId.replace("{src}", "127.0.0.252"))).toEqual([]);
+  });
+
+  it("shrugs off a flood of oversized datagrams", async () => {
+    const huge = `INVITE sip:x@127.0.0.1 SIP/2.0\nVia: SIP/2.0/UDP 127.0.0.253;branch=z9hG4bKflood\nX-Junk: ${"a".repeat(60_000)}\n\n`;
+    await Promise.all(Array.from({ length: 50 }, () => sendRaw(stack, "127.0.0.253", huge, 50)));
+    await callStillConnects();
+  }, 60_000);
+});
