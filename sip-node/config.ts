@@ -17,6 +17,8 @@ const SipNodeConfigSchema = z
     NODE_ID: z.string().min(1).default("local-1"),
     REGION: z.string().min(1).default("ca"),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    /** A destination that rings this long without answering is cancelled (the caller hears 480). */
+    NO_ANSWER_SECONDS: z.coerce.number().int().min(1).max(600).default(90),
   })
   .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
     message: "RTP_PORT_MIN must be below RTP_PORT_MAX",
@@ -30,6 +32,7 @@ export type SipNodeConfig = {
   nodeId: string;
   region: string;
   logLevel: "debug" | "info" | "warn" | "error";
+  noAnswerSeconds: number;
 };
 
 /** Parses the environment into the node's configuration, or throws naming every bad setting. */
@@ -47,5 +50,6 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
     nodeId: c.NODE_ID,
     region: c.REGION,
     logLevel: c.LOG_LEVEL,
+    noAnswerSeconds: c.NO_ANSWER_SECONDS,
   };
 }

@@ -21,7 +21,7 @@ export async function startSipNode(config: SipNodeConfig, options: { timers?: Ti
   const whitelist = new WhitelistFilter();
   await whitelist.refresh(worker);
   const transport = await UdpTransport.bind(config.sip.bind, config.sip.port, config.sip.publicAddress);
-  const b2bua = new B2bua({ worker, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, log });
+  const b2bua = new B2bua({ worker, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, noAnswerSeconds: config.noAnswerSeconds, log });
   const layer = new TransactionLayer(transport, b2bua, options.timers ?? RFC_TIMERS);
   b2bua.attach(layer);
   layer.onInternalError = (err, from) => log(`dropped a message from ${from.address}:${from.port}: ${String(err)}`);

@@ -18,6 +18,7 @@ export type B2buaOptions = {
   whitelist: WhitelistFilter;
   nodeId: string;
   publicAddress: string;
+  noAnswerSeconds: number;
   log?: (message: string) => void;
 };
 
@@ -87,6 +88,7 @@ export class B2bua implements TransactionUser {
       layer: this.layer,
       worker: this.options.worker,
       nodeId: this.options.nodeId,
+      noAnswerMs: this.options.noAnswerSeconds * 1000,
       local: { address: this.options.publicAddress, port: this.layer.transport.local.port },
       resolve: (host) => this.resolve(host),
       register: (callId, localTag, session, leg) => this.dialogs.set(`${callId}|${localTag}`, { session, leg }),

@@ -16,6 +16,7 @@ export type SessionHost = {
   layer: TransactionLayer;
   worker: WorkerClient;
   nodeId: string;
+  noAnswerMs: number;
   /** Our address for Via and Contact. */
   local: { address: string; port: number };
   resolve(host: string): Promise<string>;
@@ -61,6 +62,7 @@ export class CallSession {
   private awaitingAck = false;
   private okTimer: ReturnType<typeof setTimeout> | null = null;
   private limitTimer: ReturnType<typeof setTimeout> | null = null;
+  private noAnswerTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly ladder: SipLogMessage[] = [];
 
   constructor(host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint) {
@@ -142,6 +144,14 @@ export class CallSession {
     this.host.register(this.b.callId, this.b.localTag, this, "b");
     this.state = "calling";
     this.sendInviteToB();
+    this.noAnswerTimer = setTimeout(() => this.giveUpRinging(), this.host.noAnswerMs);
+  }
+
+  /** Nobody answered in time: cancel the destination, tell the caller 480. */
+  private giveUpRinging(): void {
+    if (this.state !== "calling" && this.state !== "early") return;
+    this.cancelB();
+    this.finishUnanswered(480, "no_answer", "platform");
   }
 
   private sendInviteToB(authorization?: [string, string]): void {
@@ -182,6 +192,7 @@ export class CallSession {
   }
 
   private answered(response: SipResponse): void {
+    if (this.noAnswerTimer) clearTimeout(this.noAnswerTimer);
     const b = this.b!;
     b.remoteTag = parseNameAddr(header(response, "To")!).tag;
     const contact = header(response, "Contact");
@@ -266,27 +277,32 @@ export class CallSession {
   private cancelFromCaller(): void {
     this.cancelled = true;
     if (this.state === "calling" || this.state === "early") {
-      const b = this.b!;
-      const invite = this.bInvite!;
-      const cancel: SipRequest = {
-        kind: "request",
-        method: "CANCEL",
-        uri: invite.uri,
-        version: "SIP/2.0",
-        headers: [
-          ["Via", header(invite, "Via")!],
-          ["Max-Forwards", "70"],
-          ["From", header(invite, "From")!],
-          ["To", header(invite, "To")!],
-          ["Call-ID", b.callId],
-          ["CSeq", `${parseCSeq(header(invite, "CSeq")!).seq} CANCEL`],
-        ],
-        body: new Uint8Array(0),
-      };
-      this.send(cancel, b.endpoint, () => {});
+      this.cancelB();
       // The caller hears 487 now; the destination's 487 (or a racing 200) is handled as it comes.
       this.finishUnanswered(487, "cancelled", "caller");
     }
+  }
+
+  /** CANCEL for the destination's INVITE: same Request-URI, Via and CSeq number (RFC 3261 §9.1). */
+  private cancelB(): void {
+    const b = this.b!;
+    const invite = this.bInvite!;
+    const cancel: SipRequest = {
+      kind: "request",
+      method: "CANCEL",
+      uri: invite.uri,
+      version: "SIP/2.0",
+      headers: [
+        ["Via", header(invite, "Via")!],
+        ["Max-Forwards", "70"],
+        ["From", header(invite, "From")!],
+        ["To", header(invite, "To")!],
+        ["Call-ID", b.callId],
+        ["CSeq", `${parseCSeq(header(invite, "CSeq")!).seq} CANCEL`],
+      ],
+      body: new Uint8Array(0),
+    };
+    this.send(cancel, b.endpoint, () => {});
   }
 
   private hangUpBoth(by: "platform", reason: string): void {
@@ -319,8 +335,7 @@ export class CallSession {
   private finish(hangupBy: "caller" | "callee" | "platform", reason: string | null, status = 200): void {
     if (this.state === "ended") return;
     this.state = "ended";
-    if (this.limitTimer) clearTimeout(this.limitTimer);
-    if (this.okTimer) clearTimeout(this.okTimer);
+    for (const timer of [this.limitTimer, this.okTimer, this.noAnswerTimer]) if (timer) clearTimeout(timer);
     this.host.unregister(this);
     if (!this.ticket) return;
     const finalStatus = this.answeredAt ? 200 : status;

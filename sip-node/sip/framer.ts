@@ -48,7 +48,7 @@ export class StreamFramer {
   /** Consecutive CRLFs skipped between messages (two make a ping); a CR awaiting its LF. */
   private crlfs = 0;
   private pendingCr = false;
-  private failure: SipParseError | null = null;
+  private failure: unknown = null;
 
   constructor(limits: ParseLimits = DEFAULT_LIMITS, options: StreamFramerOptions = {}) {
     this.limits = limits;
@@ -77,12 +77,12 @@ export class StreamFramer {
     try {
       pos = this.frame(data, messages);
     } catch (error) {
-      if (error instanceof SipParseError) {
-        this.failure = error;
-        this.buffer = EMPTY;
-        this.length = 0;
-        this.head = null;
-      }
+      // Whatever stopped the framing (including an exception from onInvalid), the stream
+      // position is lost: the framer stays failed.
+      this.failure = error;
+      this.buffer = EMPTY;
+      this.length = 0;
+      this.head = null;
       throw error;
     }
     this.keep(data, pos, owned);

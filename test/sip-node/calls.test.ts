@@ -66,6 +66,17 @@ describe("calls through the node", () => {
     expect((await callee).code, "the destination saw the CANCEL").toBe(0);
   });
 
+  it("gives up on a destination that rings without answering: CANCEL to it, 480 to the caller", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas-ring.xml", port);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "480", ANI: "14155550100" });
+    expect(caller.code, caller.output).toBe(0);
+    expect((await callee).code, "the destination saw the CANCEL").toBe(0);
+    expect(await endedCall(account)).toMatchObject({ status: "failed", end_reason: "no_answer", hangup_by: "platform", sip_code: 480 });
+  });
+
   it("answers a source on no whitelist with silence", async () => {
     const replies = await sendRaw(
       stack,

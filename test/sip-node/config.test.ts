@@ -12,6 +12,7 @@ describe("SIP node configuration", () => {
       nodeId: "local-1",
       region: "ca",
       logLevel: "info",
+      noAnswerSeconds: 90,
     });
   });
 

@@ -61,6 +61,8 @@ export async function startStack(): Promise<Stack> {
     SIP_BIND: "127.0.0.1",
     SIP_PORT: String(await freeUdpPort()),
     NODE_ID: "test-node",
+    // Short, so the no-answer test does not wait the production 90 s.
+    NO_ANSWER_SECONDS: "3",
   });
   const node = await startSipNode(config, { whitelistPollMs: 200 });
   return {
