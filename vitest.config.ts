@@ -26,6 +26,8 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          // Concurrency tests put hundreds of requests through workerd; on a loaded 2-core machine they need more than 5 s.
+          testTimeout: 30_000,
           setupFiles: ["./test/worker/setup.ts"],
         },
       },

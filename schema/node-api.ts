@@ -174,6 +174,7 @@ export type HubCommand = z.infer<typeof HubCommand>;
 
 /** Worker → node: {id, command}; node → Worker: {id, ok, result | error}. */
 export const HubRequest = z.object({ id: z.string(), command: HubCommand });
+export type HubRequest = z.infer<typeof HubRequest>;
 export const HubReply = z.object({
   id: z.string(),
   ok: z.boolean(),

@@ -2,20 +2,29 @@
 // refresh loop. main.ts runs one from the environment; tests start one in-process.
 import { B2bua } from "./b2bua/b2bua.ts";
 import type { SipNodeConfig } from "./config.ts";
+import { HubSocket } from "./control/hub-socket.ts";
 import { WhitelistFilter } from "./control/whitelist.ts";
+import { DestinationMonitor } from "./monitor/monitor.ts";
+import { sendOptions } from "./monitor/options-pinger.ts";
+import type { HubCommand } from "../schema/node-api.ts";
 import { workerClient } from "./control/worker-client.ts";
 import { RFC_TIMERS, TransactionLayer, type TimerValues } from "./sip/transactions.ts";
 import { UdpTransport } from "./sip/transport.ts";
 
 export type SipNode = {
   b2bua: B2bua;
+  hub: HubSocket;
+  monitor: DestinationMonitor;
   layer: TransactionLayer;
   whitelist: WhitelistFilter;
   port: number;
   stop(): Promise<void>;
 };
 
-export async function startSipNode(config: SipNodeConfig, options: { timers?: TimerValues; whitelistPollMs?: number } = {}): Promise<SipNode> {
+export async function startSipNode(
+  config: SipNodeConfig,
+  options: { timers?: TimerValues; whitelistPollMs?: number; monitorIntervalMs?: number } = {},
+): Promise<SipNode> {
   const log = (message: string) => console.error(`[sip-node ${config.nodeId}] ${message}`);
   const worker = workerClient(config.worker);
   const whitelist = new WhitelistFilter();
@@ -26,16 +35,38 @@ export async function startSipNode(config: SipNodeConfig, options: { timers?: Ti
   b2bua.attach(layer);
   layer.onInternalError = (err, from) => log(`dropped a message from ${from.address}:${from.port}: ${String(err)}`);
 
+  const local = { address: config.sip.publicAddress, port: transport.local.port };
+  const monitor = new DestinationMonitor({ layer, local, worker, log });
+  monitor.start(options.monitorIntervalMs ?? 30_000);
+  // Commands from the Worker, over the NodeHub socket.
+  const commands = async (command: HubCommand): Promise<Record<string, unknown>> => {
+    switch (command.type) {
+      case "options":
+        return sendOptions(layer, local, command);
+      case "hangup":
+        return { hung_up: b2bua.hangUp(command.call_id) };
+      case "stats":
+        return { active_calls: b2bua.activeCalls, transactions: layer.activeTransactions };
+      case "transfer":
+        throw new Error("transfer is not supported by this node yet");
+    }
+  };
+  const hub = new HubSocket(config, commands, log);
+
   const poll = setInterval(() => {
     whitelist.refresh(worker).catch((err: unknown) => log(`whitelist refresh failed: ${String(err)}`));
   }, options.whitelistPollMs ?? 2_000);
   return {
     b2bua,
+    hub,
+    monitor,
     layer,
     whitelist,
     port: transport.local.port,
     async stop() {
       clearInterval(poll);
+      monitor.stop();
+      hub.close();
       await transport.close();
     },
   };

@@ -41,6 +41,17 @@ export class B2bua implements TransactionUser {
     return this.sessions.size;
   }
 
+  /** Hangs up the call the Worker knows as `callId`; false when this node does not carry it. */
+  hangUp(callId: string, reason = "hangup_requested"): boolean {
+    for (const session of this.sessions) {
+      if (session.ticket?.call_id === callId) {
+        session.hangUp(reason);
+        return true;
+      }
+    }
+    return false;
+  }
+
   onRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
     const toTag = parseNameAddr(header(request, "To") ?? "").tag;
     if (toTag) {

@@ -305,6 +305,15 @@ export class CallSession {
     this.send(cancel, b.endpoint, () => {});
   }
 
+  /** Ends the call from the platform's side (a hang-up command, a limit). */
+  hangUp(reason: string): void {
+    if (this.state === "confirmed") this.hangUpBoth("platform", reason);
+    else if (this.state === "calling" || this.state === "early") {
+      this.cancelB();
+      this.finishUnanswered(480, reason, "platform");
+    }
+  }
+
   private hangUpBoth(by: "platform", reason: string): void {
     if (this.state === "ended") return;
     this.bye("a");
