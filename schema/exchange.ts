@@ -24,10 +24,21 @@ export const exchangeAccounts = sqliteTable(
     /** Per-account overrides of the platform rate limits; null: the default. */
     hourlyQuota: integer("hourly_quota"),
     perSecondCap: integer("per_second_cap"),
+    /**
+     * RFC 7616 userhash of the username, H(username ":" realm), per algorithm, so a Digest request
+     * with userhash=true finds its account. Computed under the realm in force when the account was
+     * created or its key last rotated.
+     */
+    userhashSha256: text("userhash_sha256"),
+    userhashMd5: text("userhash_md5"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("exchange_accounts_username_uq").on(t.username)],
+  (t) => [
+    uniqueIndex("exchange_accounts_username_uq").on(t.username),
+    index("exchange_accounts_userhash_sha256_idx").on(t.userhashSha256),
+    index("exchange_accounts_userhash_md5_idx").on(t.userhashMd5),
+  ],
 );
 
 /** Valid values of the market `country` parameter. */
@@ -105,6 +116,10 @@ export const esims = sqliteTable(
     lpa: text("lpa").notNull(),
     /** RELEASED | DOWNLOADED | INSTALLED | ENABLED | DISABLED | DELETED */
     status: text("status").notNull().default("RELEASED"),
+    /** The eUICC the profile was downloaded to, from the SM-DP+ notification. */
+    eid: text("eid"),
+    /** Days of on_first_use top-ups waiting for the eSIM's next enable. */
+    pendingValidityDays: integer("pending_validity_days").notNull().default(0),
     statusMessage: text("status_message"),
     dataAllowanceBytes: integer("data_allowance_bytes").notNull().default(0),
     dataUsedBytes: integer("data_used_bytes").notNull().default(0),
@@ -171,9 +186,14 @@ export const iotDevices = sqliteTable(
     device: text("device").notNull(),
     iccid: text("iccid"),
     label: text("label"),
+    /** SHA-256 hex of the device's ingestion token (the token is shown once). */
+    tokenHash: text("token_hash"),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("iot_devices_account_device_uq").on(t.iAccount, t.device)],
+  (t) => [
+    uniqueIndex("iot_devices_account_device_uq").on(t.iAccount, t.device),
+    uniqueIndex("iot_devices_token_hash_uq").on(t.tokenHash),
+  ],
 );
 
 export const iotEvents = sqliteTable(
@@ -182,6 +202,9 @@ export const iotEvents = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     iAccount: integer("i_account").notNull(),
     device: text("device").notNull(),
+    iccid: text("iccid"),
+    /** The event's id, also its AccountLedger entry ("iot:<event_uuid>"). */
+    eventUuid: text("event_uuid"),
     ts: text("ts").notNull(),
     topic: text("topic").notNull(),
     payload: text("payload"),
@@ -189,7 +212,34 @@ export const iotEvents = sqliteTable(
     direction: text("direction").notNull().default("inbound"),
     chargedMicros: micros("charged_micros"),
   },
-  (t) => [index("iot_events_account_ts_idx").on(t.iAccount, t.ts)],
+  (t) => [index("iot_events_account_ts_idx").on(t.iAccount, t.ts), uniqueIndex("iot_events_event_uuid_uq").on(t.eventUuid)],
+);
+
+/** Voice and SMS market rates published by sellers (i_vendor is the seller's i_account). */
+export const exchangeMarketRates = sqliteTable(
+  "exchange_market_rates",
+  {
+    iRate: integer("i_rate").primaryKey({ autoIncrement: true }),
+    iVendor: integer("i_vendor").notNull(),
+    /** voice (price per minute) | sms (price per message) */
+    service: text("service").notNull(),
+    /** Uppercase country name (esim_countries.name). */
+    country: text("country").notNull(),
+    /** E.164 digits without "+", 1-15. */
+    prefix: text("prefix").notNull(),
+    description: text("description"),
+    /** price_with_fee = price_micros + fee_micros. */
+    priceMicros: micros("price_micros"),
+    feeMicros: micros("fee_micros"),
+    active: bool("active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("exchange_market_rates_vendor_service_prefix_uq").on(t.iVendor, t.service, t.prefix),
+    index("exchange_market_rates_active_service_prefix_idx").on(t.active, t.service, t.prefix),
+    index("exchange_market_rates_active_country_idx").on(t.active, t.country),
+  ],
 );
 
 /** Highest nonce count seen per server nonce, so a replayed Digest nc is refused. */

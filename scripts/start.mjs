@@ -1,6 +1,7 @@
 // `npm start`: the whole service on this machine. Applies the D1 migrations (which seed
 // the plans and AI tiers), starts `wrangler dev` with local D1, R2, Queues and Durable
 // Objects, creates the demo account and prints its credentials. Ctrl-C stops everything.
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
@@ -8,6 +9,8 @@ import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 const root = new URL("..", import.meta.url).pathname;
 const API_HOST = process.env.API_HOST ?? "127.0.0.1";
 const API_PORT = Number(process.env.API_PORT ?? 8787);
+const SIP_HOST = process.env.SIP_HOST ?? "127.0.0.1";
+const SIP_PORT = Number(process.env.SIP_PORT ?? 5060);
 
 // Local runs keep the login limits but let a scripted suite open a few hundred accounts.
 const LOCAL_VARS = { SIGNUP_MAX_PER_IP: "1000", SIGNUP_WINDOW_SEC: "60", INGRESS_HOST: API_HOST };
@@ -16,25 +19,33 @@ ensureDevVars();
 const services = [await startWranglerDev({ host: API_HOST, port: API_PORT, vars: LOCAL_VARS })];
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => stop(0));
-for (const service of services) {
+const watch = (service) =>
   service.child.on("exit", (code, signal) => {
     if (stopping) return;
     console.error(`a service exited (${signal ?? code}); stopping`);
     void stop(1);
   });
-}
+services.forEach(watch);
 
 try {
-  await Promise.all(services.map((s) => s.ready));
+  await services[0].ready;
 } catch (err) {
   console.error(String(err));
   await stop(1);
 }
 const base = services[0].base;
+// The SIP node asks this Worker for admission; it starts once the API answers.
+services.push(startSipNode(base));
+watch(services[1]);
 const demo = await demoAccount(base);
+const exchange = demoExchange(base);
 console.log(`
   API        ${base}/api   (explorer: ${base}/api/docs)
   Demo login ${demo.email} / ${demo.password}
+  Exchange   ${base}/exchange   (legacy v1: ${base}/exchange/v1/<controller>.php, HTTP Digest: curl --digest -u user:key)
+  Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, 100 USD)
+  Demo seller ${exchange.seller.username} / ${exchange.seller.api_key}   (i_account ${exchange.seller.i_account})
+  SIP        udp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
   Ctrl-C stops everything.
 `);
 
@@ -45,6 +56,53 @@ async function stop(code) {
   setTimeout(() => process.exit(1), 10_000).unref();
   await Promise.all(services.map((s) => s.stop()));
   process.exit(code);
+}
+
+/** The demo exchange buyer (100 USD) and seller, made with `npm run exchange` on first start, kept beside the demo account. */
+function demoExchange(base) {
+  const path = `${root}.wrangler/demo-exchange.json`;
+  if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
+  const create = (role, ...args) => {
+    const run = spawnSync(process.execPath, [`${root}scripts/exchange.mjs`, "create-account", "--role", role, "--username", `demo-${role}`, ...args], {
+      env: { ...process.env, EXCHANGE_URL: `${base}/exchange` },
+      encoding: "utf8",
+    });
+    const last = run.stdout.trim().split("\n").pop() ?? "";
+    if (run.status !== 0 || !last.startsWith("{")) {
+      console.error(`could not create the demo exchange ${role}: ${run.stderr.trim()}`);
+      return { i_account: "?", username: `demo-${role}`, api_key: "(unknown: delete .wrangler/ to start afresh)" };
+    }
+    return JSON.parse(last);
+  };
+  const accounts = { buyer: create("buyer", "--balance", "100"), seller: create("seller") };
+  if (accounts.buyer.i_account !== "?" && accounts.seller.i_account !== "?") {
+    mkdirSync(`${root}.wrangler`, { recursive: true });
+    writeFileSync(path, JSON.stringify(accounts), { mode: 0o600 });
+  }
+  return accounts;
+}
+
+/** The SIP node process (sip-node/main.ts), configured through its environment. */
+function startSipNode(workerUrl) {
+  const child = spawn(process.execPath, [`${root}sip-node/main.ts`], {
+    cwd: root,
+    env: { ...process.env, WORKER_URL: workerUrl, NODE_TOKEN: devVar("NODE_TOKEN"), SIP_BIND: SIP_HOST, SIP_PORT: String(SIP_PORT) },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", resolve);
+      child.kill("SIGTERM");
+    });
+  return { child, stop, ready: Promise.resolve(), base: `udp:${SIP_HOST}:${SIP_PORT}` };
+}
+
+function devVar(name) {
+  const line = readFileSync(`${root}.dev.vars`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith(`${name}=`));
+  return line ? line.slice(name.length + 1).trim() : "";
 }
 
 /** Secrets for local development, generated once into .dev.vars (never committed). */

@@ -8,6 +8,7 @@ import { registerAuthConfig } from "./api/auth/config-route.ts";
 import { registerAuth } from "./api/auth/routes.ts";
 import { registerSessionRoutes } from "./api/auth/session-routes.ts";
 import { registerBilling } from "./api/billing/routes.ts";
+import { registerCalls } from "./api/calls/routes.ts";
 import { registerCatalogue } from "./api/catalogue/routes.ts";
 import type { AppEnv } from "./api/context.ts";
 import { registerDestinationCheck } from "./api/destinations/check.ts";
@@ -21,6 +22,7 @@ import { registerPasskeys } from "./api/passkeys/routes.ts";
 import { registerRouting } from "./api/routing/routes.ts";
 import { registerWhitelist } from "./api/whitelist/routes.ts";
 import { loadConfig } from "./env.ts";
+import { newExchangeApp } from "./exchange/app.ts";
 import { newInternalApp } from "./internal/app.ts";
 import { database } from "./lib/db.ts";
 import { ApiError, describeError } from "./lib/errors.ts";
@@ -61,6 +63,7 @@ function newApi(): OpenAPIHono<AppEnv> {
   registerDestinationCheck(api);
   registerWhitelist(api);
   registerRouting(api);
+  registerCalls(api);
   registerDocs(api);
 
   api.doc31("/openapi.json", {
@@ -80,6 +83,7 @@ export function newApp(): OpenAPIHono<AppEnv> {
   });
   app.route("/api", newApi());
   app.route("/internal", newInternalApp());
+  app.route("/", newExchangeApp());
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
   app.onError(renderError);
   return app;

@@ -22,6 +22,8 @@ const flag = z
   .enum(["true", "false", "1", "0"])
   .transform((v) => v === "true" || v === "1");
 const int = (min: number) => z.coerce.number().int().min(min);
+/** A URL path prefix without a trailing slash ("/exchange"), or "" for the root. */
+const pathPrefix = z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, "a path such as /exchange, or empty for the root");
 
 const ConfigSchema = z.object({
   // Secrets (wrangler secret put / .dev.vars)
@@ -50,6 +52,23 @@ const ConfigSchema = z.object({
   WEBAUTHN_ORIGIN: z.string().optional(),
   WEBAUTHN_RP_NAME: z.string().default("Call Shield"),
   MAIL_PROVIDER: z.enum(["outbox"]).default("outbox"),
+  // The wholesale exchange API (worker/exchange), under these prefixes on every hostname.
+  EXCHANGE_PREFIX: pathPrefix.default("/exchange"),
+  EXCHANGE_LEGACY_PREFIX: pathPrefix.default("/exchange/v1"),
+  /** A hostname of its own for the exchange: there v2 is served at "/" and v1 at "/v1/<controller>.php" (and "/<controller>.php"). */
+  EXCHANGE_HOSTNAME: z.string().regex(/^[a-z0-9.-]+$/i, "a host name such as exchange.example.net").optional(),
+  EXCHANGE_DIGEST_REALM: z.string().regex(/^[\x20-\x7e]+$/).refine((v) => !/["\\]/.test(v), "no quotes or backslashes").default("exchange"),
+  /** Lifetime of a Digest nonce; after it a correct answer gets 401 with stale=true. */
+  EXCHANGE_NONCE_TTL_SEC: int(10).default(300),
+  /** Signs Digest nonces; when unset a key derived from JWT_SECRET is used. */
+  EXCHANGE_NONCE_SECRET: z.string().min(32, "EXCHANGE_NONCE_SECRET must be at least 32 characters").optional(),
+  /** How far a legacy v1 `ts` may be from the server's clock, either way (seconds). */
+  EXCHANGE_LEGACY_WINDOW_SEC: int(1).default(120),
+  /** Per-account request limits (exchange_accounts.hourly_quota / per_second_cap override them). */
+  EXCHANGE_HOURLY_QUOTA: int(1).default(3600),
+  EXCHANGE_PER_SECOND_CAP: int(1).default(10),
+  /** Bearer token of the exchange admin endpoints (account creation, keys); NODE_TOKEN when unset. */
+  EXCHANGE_ADMIN_TOKEN: z.string().min(32, "EXCHANGE_ADMIN_TOKEN must be at least 32 characters").optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

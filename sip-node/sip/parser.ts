@@ -1,12 +1,16 @@
 // SIP message parser (RFC 3261 §7, §18.3, §20, §25) for one UDP datagram, plus the parsers
 // of the structured header values the node reads (Via, name-addr, CSeq, URIs).
 //
-// Speed and safety: the header section is decoded to a string once and walked with indexOf
-// and per-character table lookups (no regular expression runs over attacker-controlled text
-// except one fixed-shape Date check); every loop is bounded by the input, and the input by
-// ParseLimits. Structured values are parsed on demand by the caller, except for the few a
-// message cannot be accepted without (start line, To, From, CSeq, Call-ID, Max-Forwards,
-// Via, Contact, Content-Length, Date), which are checked once here.
+// Speed and safety: the header section is decoded (UTF-8; invalid sequences become U+FFFD)
+// to a string once and walked with indexOf and per-character table lookups; the only
+// regular expressions are fixed-shape or single-class ones (Date, SIP version, Call-ID), so
+// nothing backtracks. Every loop is bounded by the input, and the input by ParseLimits.
+// Structured values are parsed on demand by the caller (parseVia, parseNameAddr, ...),
+// except that what a message cannot be accepted without (start line, To, From, CSeq,
+// Call-ID, Max-Forwards, every Via and Contact, Content-Length, Date) is checked once here,
+// without building objects. The body is copied out of the datagram, so the caller may reuse
+// its receive buffer; like a Buffer, the body may be a view on a larger pooled ArrayBuffer
+// (use body itself, not body.buffer).
 import { isIPv6 } from "node:net";
 import { LIST_HEADERS, canonicalNameAt } from "./headers.ts";
 import {
@@ -354,9 +358,16 @@ function readQuoted(s: string, p: number, end: number, unescape: boolean): numbe
 /**
  * Header parameters (";" name ["=" (token / host / quoted-string)], LWS allowed around ";"
  * and "=") from p to the end of s, into params (null: only checked). Names are lower-cased;
- * quoted values keep their quotes. A "tag" must have a value.
+ * quoted values keep their quotes. A "tag" must have a value; with `via`, so must "branch"
+ * and "received", and "rport" may only carry a port.
  */
-function parseParams(s: string, p: number, end: number, params: Record<string, string | null> | null): void {
+function parseParams(
+  s: string,
+  p: number,
+  end: number,
+  params: Record<string, string | null> | null,
+  via = false,
+): void {
   for (;;) {
     p = skipWs(s, p, end);
     if (p >= end) return;
@@ -380,14 +391,27 @@ function parseParams(s: string, p: number, end: number, params: Record<string, s
     } else if (nameEnd - nameStart === 3 && s.slice(nameStart, nameEnd).toLowerCase() === "tag") {
       throw bad("tag parameter without a value");
     }
+    if (via) checkViaParam(s, nameStart, nameEnd, valueStart, p);
     if (params !== null) {
       setParam(params, s.slice(nameStart, nameEnd).toLowerCase(), valueStart < 0 ? null : s.slice(valueStart, p));
     }
   }
 }
 
-/** Parses one Via value (one element of the comma-separated list). */
-export function parseVia(value: string): Via {
+/** Checks the Via parameters with a defined form (RFC 3261 §20.42, RFC 3581). */
+function checkViaParam(s: string, nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
+  const length = nameEnd - nameStart;
+  if (length !== 5 && length !== 6 && length !== 8) return;
+  const name = s.slice(nameStart, nameEnd).toLowerCase();
+  if (name === "rport") {
+    if (valueStart >= 0 && scanPort(s, valueStart, valueEnd) !== valueEnd) throw bad(`invalid rport in ${clip(s)}`);
+  } else if ((name === "branch" || name === "received") && valueStart < 0) {
+    throw bad(`Via ${name} without a value in ${clip(s)}`);
+  }
+}
+
+/** Reads one Via value; builds the result when `build`, else only checks it. */
+function readVia(value: string, build: boolean): Via | null {
   const s = value;
   const end = s.length;
   let p = skipWs(s, 0, end);
@@ -404,14 +428,15 @@ export function parseVia(value: string): Via {
   p = skipWs(s, p + 1, end);
   q = scanToken(s, p, end);
   if (q === p) throw bad(`invalid Via sent-protocol in ${clip(s)}`);
-  const transport = s.slice(p, q).toUpperCase();
+  const transportStart = p;
+  const transportEnd = q;
   p = skipWs(s, q, end);
   if (version !== "2.0" || (protocol !== "SIP" && protocol.toUpperCase() !== "SIP")) {
     throw bad(`unsupported Via protocol in ${clip(s)}`);
   }
   if (!isWs(s.charCodeAt(p - 1))) throw bad(`missing sent-by in Via ${clip(s)}`);
+  const hostStart = p;
   const hostEnd = scanHost(s, p, end);
-  const host = s.slice(p, hostEnd);
   p = hostEnd;
   let port: number | null = null;
   const colon = skipWs(s, p, end);
@@ -419,19 +444,27 @@ export function parseVia(value: string): Via {
     p = scanPort(s, skipWs(s, colon + 1, end), end);
     port = scannedPort;
   }
-  const params: Record<string, string | null> = {};
-  parseParams(s, p, end, params);
-  const branch = params.branch;
-  const received = params.received;
-  if (branch === null || received === null) throw bad(`Via parameter without a value in ${clip(s)}`);
-  let rport: number | "" | null = null;
-  const rp = params.rport;
-  if (rp === null) rport = "";
-  else if (rp !== undefined) {
-    if (scanPort(rp, 0, rp.length) !== rp.length) throw bad(`invalid rport in ${clip(s)}`);
-    rport = scannedPort;
+  if (!build) {
+    parseParams(s, p, end, null, true);
+    return null;
   }
-  return { transport, host, port, branch: branch ?? null, received: received ?? null, rport, params };
+  const params: Record<string, string | null> = {};
+  parseParams(s, p, end, params, true);
+  const rp = params.rport;
+  return {
+    transport: s.slice(transportStart, transportEnd).toUpperCase(),
+    host: s.slice(hostStart, hostEnd),
+    port,
+    branch: params.branch ?? null,
+    received: params.received ?? null,
+    rport: rp === undefined ? null : rp === null ? "" : Number(rp),
+    params,
+  };
+}
+
+/** Parses one Via value (one element of the comma-separated list). */
+export function parseVia(value: string): Via {
+  return readVia(value, true)!;
 }
 
 /** Reads a name-addr or addr-spec; builds the result when `build`, else only checks it. */
@@ -777,7 +810,7 @@ export function completeMessage(head: MessageHead, body: Uint8Array, bodyProblem
         case "Via":
           vias++;
           context = "Via: ";
-          parseVia(value);
+          readVia(value, false);
           context = "";
           break;
         case "Contact":

@@ -54,7 +54,8 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   // A process group of its own, as a terminal gives a foreground job, so Ctrl-C reaches it whole.
-  child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, API_PORT: String(port) }, detached: true });
+  const sipPort = await freePort();
+  child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort) }, detached: true });
   exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
@@ -70,6 +71,7 @@ describe("npm start", () => {
 
   it("serves the API with the database up and prints a demo login that works", async () => {
     const [, email, password] = await waitForOutput(/Demo login (\S+) \/ (\S+)/, 150_000);
+    await waitForOutput(/SIP node \S+ on udp 127\.0\.0\.1:\d+/, 30_000);
     demo = { email: email!, password: password! };
     const health = await fetch(`${base}/api/health`);
     expect(health.status).toBe(200);

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what the tests drive besides npm packages: sipp (Debian package sip-tester), the SIP
+# peer of the SIP node's integration tests, and curl for the exchange's Digest tests.
+# Runs before `npm test`; does nothing when the tools are already there.
+set -euo pipefail
+missing=()
+command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != "0" ]; then
+  echo "missing test tools (${missing[*]}): run as root, or: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing ${missing[*]} for the tests"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,117 @@
+// `npm run exchange -- <command>`: exchange accounts and keys on the local service started by
+// `npm start` (or any running Worker), through the exchange admin endpoints, authenticated with
+// EXCHANGE_ADMIN_TOKEN (else NODE_TOKEN) from .dev.vars or the environment.
+//
+//   create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N]
+//   rotate-key --i-account N --role buyer|seller
+//   credit --i-account N --amount 25.50
+//
+// The last line printed is one JSON object: {i_account, username, api_key} for create-account
+// and rotate-key, {i_account, balance} for credit.
+// Where: EXCHANGE_URL (e.g. http://127.0.0.1:8787/exchange), else http://$API_HOST:$API_PORT
+// with EXCHANGE_PREFIX (defaults 127.0.0.1, 8787, /exchange).
+import { existsSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+const root = new URL("..", import.meta.url).pathname;
+
+const USAGE = `usage:
+  npm run exchange -- create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N]
+  npm run exchange -- rotate-key --i-account N --role buyer|seller
+  npm run exchange -- credit --i-account N --amount 25.50`;
+
+function fail(message) {
+  console.error(message);
+  process.exit(1);
+}
+
+/** KEY=value lines of .dev.vars (comments and blanks skipped). */
+function devVars() {
+  const path = `${root}.dev.vars`;
+  if (!existsSync(path)) return {};
+  const vars = {};
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match) vars[match[1]] = match[2].replace(/^"(.*)"$/, "$1");
+  }
+  return vars;
+}
+
+export function exchangeBase(env = process.env) {
+  if (env.EXCHANGE_URL) return env.EXCHANGE_URL.replace(/\/$/, "");
+  return `http://${env.API_HOST ?? "127.0.0.1"}:${env.API_PORT ?? 8787}${env.EXCHANGE_PREFIX ?? "/exchange"}`;
+}
+
+export function adminToken(env = process.env) {
+  const vars = devVars();
+  return env.EXCHANGE_ADMIN_TOKEN ?? vars.EXCHANGE_ADMIN_TOKEN ?? env.NODE_TOKEN ?? vars.NODE_TOKEN;
+}
+
+async function adminPost(path, body) {
+  const token = adminToken();
+  if (!token) fail("no EXCHANGE_ADMIN_TOKEN or NODE_TOKEN in the environment or .dev.vars (run npm start once)");
+  const url = `${exchangeBase()}/admin${path}`;
+  let res;
+  try {
+    res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    fail(`cannot reach ${url} (${err.cause?.code ?? err.message}): is npm start running?`);
+  }
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    fail(`${res.status} from ${url}: ${text.slice(0, 200)}`);
+  }
+  if (json.status !== "success") fail(`${res.status}: ${json.message ?? text}`);
+  return json;
+}
+
+async function main() {
+  const [command, ...rest] = process.argv.slice(2);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      role: { type: "string" },
+      balance: { type: "string" },
+      username: { type: "string" },
+      "hourly-quota": { type: "string" },
+      "per-second-cap": { type: "string" },
+      "i-account": { type: "string" },
+      amount: { type: "string" },
+    },
+    strict: true,
+  });
+  if (command === "create-account") {
+    if (!values.role) fail(`--role is required\n${USAGE}`);
+    const created = await adminPost("/accounts", {
+      role: values.role,
+      ...(values.balance !== undefined ? { balance: values.balance } : {}),
+      ...(values.username !== undefined ? { username: values.username } : {}),
+      ...(values["hourly-quota"] !== undefined ? { hourly_quota: values["hourly-quota"] } : {}),
+      ...(values["per-second-cap"] !== undefined ? { per_second_cap: values["per-second-cap"] } : {}),
+    });
+    console.log(`created ${created.role} account ${created.i_account} (${created.username}), balance ${created.balance} USD`);
+    console.log(JSON.stringify({ i_account: created.i_account, username: created.username, api_key: created.api_key }));
+  } else if (command === "rotate-key") {
+    if (!values["i-account"] || !values.role) fail(`--i-account and --role are required\n${USAGE}`);
+    const rotated = await adminPost(`/accounts/${encodeURIComponent(values["i-account"])}/keys`, { role: values.role });
+    console.log(`new ${rotated.role} key for account ${rotated.i_account}; the old one no longer works`);
+    console.log(JSON.stringify({ i_account: rotated.i_account, username: rotated.username, api_key: rotated.api_key }));
+  } else if (command === "credit") {
+    if (!values["i-account"] || !values.amount) fail(`--i-account and --amount are required\n${USAGE}`);
+    const credited = await adminPost(`/accounts/${encodeURIComponent(values["i-account"])}/credit`, { amount: values.amount });
+    console.log(JSON.stringify({ i_account: credited.i_account, balance: credited.balance }));
+  } else {
+    fail(USAGE);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err) => fail(String(err?.message ?? err)));
+}

@@ -1,0 +1,187 @@
+// Exchange accounts: buyers and sellers keyed by an integer i_account, a platform username and
+// separate buyer and seller API keys. Keys are kept AES-GCM encrypted (worker/lib/secrets.ts,
+// bound to "exchange:<i_account>:<role>_key"), not hashed: HTTP Digest and the legacy signature
+// both need the key itself. Balances live in the account's AccountLedger ("exchange:<i_account>").
+import { eq } from "drizzle-orm";
+import { exchangeAccounts } from "../../schema/exchange.ts";
+import { randomToken } from "../lib/crypto.ts";
+import { isUniqueViolation } from "../lib/db.ts";
+import { ledgerFor } from "../lib/ledger.ts";
+import { toMicros, toUsd } from "../lib/money.ts";
+import { decryptSecret, encryptSecret } from "../lib/secrets.ts";
+import { nowIso } from "../lib/time.ts";
+import type { ExchangeDeps, ExchangePrincipal, ExchangeRole } from "./context.ts";
+import { hashHex } from "./hash.ts";
+import { conflict, invalidInput, unknown } from "./respond.ts";
+
+export type ExchangeAccount = typeof exchangeAccounts.$inferSelect;
+
+export const ROLES = ["buyer", "seller"] as const;
+
+/** The AccountLedger key of an exchange account. */
+export const ledgerKey = (iAccount: number) => `exchange:${iAccount}`;
+export const exchangeLedger = (deps: Pick<ExchangeDeps, "env">, iAccount: number) => ledgerFor(deps.env, ledgerKey(iAccount));
+
+const keyContext = (iAccount: number, role: ExchangeRole) => `exchange:${iAccount}:${role}_key`;
+
+/** Usernames: what a Digest header and a form field carry without quoting trouble. */
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{2,63}$/;
+
+/** An API key: a role prefix and 32 random bytes, URL-safe (no ":" so it fits curl -u user:key). */
+export const newApiKey = (role: ExchangeRole) => `${role === "buyer" ? "xb" : "xs"}_${randomToken(32)}`;
+
+/** May an account of this role hold a key of that role? Sellers may also buy; buyers do not sell. */
+export const mayHoldKey = (accountRole: ExchangeRole, keyRole: ExchangeRole) => accountRole === "seller" || keyRole === "buyer";
+
+export type NewAccount = {
+  role: ExchangeRole;
+  username?: string | undefined;
+  /** Opening balance in USD (decimal text or number), credited through the AccountLedger. */
+  balanceUsd?: string | number | undefined;
+  hourlyQuota?: number | null | undefined;
+  perSecondCap?: number | null | undefined;
+};
+
+export type CreatedAccount = { iAccount: number; username: string; role: ExchangeRole; apiKey: string; balanceUsd: number };
+
+/** H(username ":" realm) for both algorithms, for userhash=true lookups (RFC 7616 section 3.4.4). */
+async function userhashes(username: string, realm: string) {
+  const text = `${username}:${realm}`;
+  const [sha256, md5] = await Promise.all([hashHex("SHA-256", text), hashHex("MD5", text)]);
+  return { userhashSha256: sha256, userhashMd5: md5 };
+}
+
+export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccount): Promise<CreatedAccount> {
+  const username = input.username ?? `${input.role}-${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
+  if (!USERNAME_PATTERN.test(username)) {
+    throw invalidInput("username", "3 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit");
+  }
+  let openingMicros = 0;
+  if (input.balanceUsd !== undefined) {
+    try {
+      openingMicros = toMicros(input.balanceUsd);
+    } catch {
+      throw invalidInput("balance", "must be a USD amount such as 100 or 12.50");
+    }
+    if (openingMicros < 0) throw invalidInput("balance", "must not be negative");
+  }
+  const now = nowIso();
+  let iAccount: number;
+  try {
+    const [row] = await deps.db
+      .insert(exchangeAccounts)
+      .values({
+        username,
+        role: input.role,
+        hourlyQuota: input.hourlyQuota ?? null,
+        perSecondCap: input.perSecondCap ?? null,
+        ...(await userhashes(username, deps.config.EXCHANGE_DIGEST_REALM)),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning({ iAccount: exchangeAccounts.iAccount });
+    iAccount = row!.iAccount;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("username", "already taken");
+    throw err;
+  }
+  const apiKey = newApiKey(input.role);
+  const sealed = await encryptSecret(deps.config.ENCRYPTION_KEY, apiKey, keyContext(iAccount, input.role));
+  await deps.db
+    .update(exchangeAccounts)
+    .set(input.role === "buyer" ? { buyerKeyEnc: sealed } : { sellerKeyEnc: sealed })
+    .where(eq(exchangeAccounts.iAccount, iAccount));
+  if (openingMicros > 0) {
+    const credited = await exchangeLedger(deps, iAccount).credit({
+      entryId: `exchange-opening:${iAccount}`,
+      type: "exchange_opening_balance",
+      amountMicros: openingMicros,
+      description: "Opening balance",
+      createdAt: now,
+    });
+    if (!credited.ok) throw invalidInput("balance", "not a valid amount");
+  }
+  return { iAccount, username, role: input.role, apiKey, balanceUsd: toUsd(openingMicros) };
+}
+
+/** A new API key of `role` for the account; the old one stops working at once. */
+export async function rotateApiKey(deps: ExchangeDeps, iAccount: number, role: ExchangeRole): Promise<{ username: string; apiKey: string }> {
+  const account = await accountById(deps, iAccount);
+  if (!account) throw unknown("i_account", "account");
+  if (!mayHoldKey(account.role as ExchangeRole, role)) throw invalidInput("role", `a ${account.role} account holds no ${role} key`);
+  const apiKey = newApiKey(role);
+  const sealed = await encryptSecret(deps.config.ENCRYPTION_KEY, apiKey, keyContext(iAccount, role));
+  await deps.db
+    .update(exchangeAccounts)
+    .set({
+      ...(role === "buyer" ? { buyerKeyEnc: sealed } : { sellerKeyEnc: sealed }),
+      ...(await userhashes(account.username, deps.config.EXCHANGE_DIGEST_REALM)),
+      updatedAt: nowIso(),
+    })
+    .where(eq(exchangeAccounts.iAccount, iAccount));
+  return { username: account.username, apiKey };
+}
+
+export async function accountById(deps: Pick<ExchangeDeps, "db">, iAccount: number): Promise<ExchangeAccount | null> {
+  return (await deps.db.select().from(exchangeAccounts).where(eq(exchangeAccounts.iAccount, iAccount)).get()) ?? null;
+}
+
+export async function accountByUsername(deps: Pick<ExchangeDeps, "db">, username: string): Promise<ExchangeAccount | null> {
+  return (await deps.db.select().from(exchangeAccounts).where(eq(exchangeAccounts.username, username)).get()) ?? null;
+}
+
+export async function accountByUserhash(
+  deps: Pick<ExchangeDeps, "db">,
+  algorithm: "SHA-256" | "MD5",
+  userhash: string,
+): Promise<ExchangeAccount | null> {
+  const column = algorithm === "SHA-256" ? exchangeAccounts.userhashSha256 : exchangeAccounts.userhashMd5;
+  return (await deps.db.select().from(exchangeAccounts).where(eq(column, userhash.toLowerCase())).get()) ?? null;
+}
+
+/** The account's API key of `role`, decrypted; null when it holds none (or it does not decrypt). */
+export async function apiKeyOf(deps: Pick<ExchangeDeps, "config">, account: ExchangeAccount, role: ExchangeRole): Promise<string | null> {
+  const sealed = role === "buyer" ? account.buyerKeyEnc : account.sellerKeyEnc;
+  if (!sealed) return null;
+  return decryptSecret(deps.config.ENCRYPTION_KEY, sealed, keyContext(account.iAccount, role));
+}
+
+/** The account's balance in micro-dollars, from its AccountLedger. */
+export async function balanceMicros(deps: Pick<ExchangeDeps, "env">, iAccount: number): Promise<number> {
+  return (await exchangeLedger(deps, iAccount).summary()).balance_micros;
+}
+
+/** Adds money to an account (operator top-up); idempotent by entry id. */
+export async function creditAccount(
+  deps: ExchangeDeps,
+  iAccount: number,
+  amountUsd: string | number,
+  entryId: string,
+  description: string | null,
+): Promise<number> {
+  if (!(await accountById(deps, iAccount))) throw unknown("i_account", "account");
+  let micros: number;
+  try {
+    micros = toMicros(amountUsd);
+  } catch {
+    throw invalidInput("amount", "must be a USD amount such as 100 or 12.50");
+  }
+  if (micros <= 0) throw invalidInput("amount", "must be more than 0");
+  const credited = await exchangeLedger(deps, iAccount).credit({
+    entryId,
+    type: "exchange_credit",
+    amountMicros: micros,
+    description,
+    createdAt: nowIso(),
+  });
+  if (!credited.ok) throw invalidInput("amount", "not a valid amount");
+  return credited.entry.balance_after_micros;
+}
+
+/**
+ * The `i_account` a request names must be the authenticated account's own (purchases charge
+ * the account named by i_account): another account answers 404, as every record of another tenant does.
+ */
+export function requireOwnAccount(principal: ExchangePrincipal, iAccount: number, field = "i_account"): void {
+  if (iAccount !== principal.iAccount) throw unknown(field, "account");
+}

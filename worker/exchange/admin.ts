@@ -1,0 +1,70 @@
+// Operator endpoints of the exchange, under <prefix>/admin: create accounts, rotate keys, credit
+// balances. Bearer EXCHANGE_ADMIN_TOKEN (NODE_TOKEN when unset), like the internal node API;
+// used by `npm run exchange` (scripts/exchange.mjs) and by the start command's demo accounts.
+// Not part of the published API.
+import { Hono } from "hono";
+import { z } from "zod";
+import { timingSafeEqual } from "../lib/crypto.ts";
+import { toUsd } from "../lib/money.ts";
+import { newId } from "../lib/ids.ts";
+import { createExchangeAccount, creditAccount, ROLES, rotateApiKey } from "./accounts.ts";
+import { exchangeDeps, type ExchangeEnv } from "./context.ts";
+import { ExchangeError, field, formOf, optional, parseFields, required, success } from "./respond.ts";
+
+const encoder = new TextEncoder();
+
+const role = z.enum(ROLES, { error: "must be buyer or seller" });
+
+const NewAccountFields = z.object({
+  role: required(role),
+  username: optional(field.text(64)),
+  balance: optional(field.usd()),
+  hourly_quota: optional(field.integer(1)),
+  per_second_cap: optional(field.integer(1)),
+});
+
+const iAccountParam = z.object({ i_account: required(field.integer(1)) });
+
+export function newAdminApp(): Hono<ExchangeEnv> {
+  const admin = new Hono<ExchangeEnv>();
+  admin.use("*", async (c, next) => {
+    const expected = c.var.config.EXCHANGE_ADMIN_TOKEN ?? c.var.config.NODE_TOKEN;
+    const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
+    if (!timingSafeEqual(encoder.encode(presented), encoder.encode(expected))) {
+      throw new ExchangeError(401, "admin token required", { "WWW-Authenticate": "Bearer" });
+    }
+    await next();
+  });
+
+  admin.post("/accounts", async (c) => {
+    const input = await formOf(c, NewAccountFields);
+    const created = await createExchangeAccount(exchangeDeps(c), {
+      role: input.role,
+      username: input.username,
+      balanceUsd: input.balance,
+      hourlyQuota: input.hourly_quota,
+      perSecondCap: input.per_second_cap,
+    });
+    return success(
+      c,
+      { i_account: created.iAccount, username: created.username, role: created.role, api_key: created.apiKey, balance: created.balanceUsd },
+      201,
+    );
+  });
+
+  admin.post("/accounts/:i_account/keys", async (c) => {
+    const { i_account } = parseFields(iAccountParam, c.req.param());
+    const input = await formOf(c, z.object({ role: required(role) }));
+    const rotated = await rotateApiKey(exchangeDeps(c), i_account, input.role);
+    return success(c, { i_account, username: rotated.username, role: input.role, api_key: rotated.apiKey });
+  });
+
+  admin.post("/accounts/:i_account/credit", async (c) => {
+    const { i_account } = parseFields(iAccountParam, c.req.param());
+    const input = await formOf(c, z.object({ amount: required(field.usd()), reference: optional(field.text(100)), description: optional(field.text(200)) }));
+    const entryId = `exchange-credit:${i_account}:${input.reference ?? newId()}`;
+    const after = await creditAccount(exchangeDeps(c), i_account, input.amount, entryId, input.description ?? null);
+    return success(c, { i_account, balance: toUsd(after), currency: "USD" });
+  });
+  return admin;
+}

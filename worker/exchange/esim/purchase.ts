@@ -1,0 +1,106 @@
+// eSIM purchase (ARCHITECTURE flow 4): package lookup, debit through the buyer's AccountLedger
+// (atomic: two purchases cannot both spend the last dollar), then the eSIM and its order row in
+// one D1 batch. A purchase the ledger refuses stores nothing; one whose write fails is refunded.
+import { esimOrders, esims } from "../../../schema/exchange.ts";
+import { isUniqueViolation } from "../../lib/db.ts";
+import { newId } from "../../lib/ids.ts";
+import { toUsd } from "../../lib/money.ts";
+import { addDays, nowIso } from "../../lib/time.ts";
+import { exchangeLedger, requireOwnAccount } from "../accounts.ts";
+import type { ExchangePrincipal } from "../context.ts";
+import { ExchangeError, invalidInput, unknown } from "../respond.ts";
+import { bytesOfGb } from "./allowance.ts";
+import { datetimeOf } from "./fields.ts";
+import { lpaOf, newIccid, newMatchingId } from "./iccid.ts";
+import { purchasablePackage } from "./market.ts";
+import { qrPngBase64 } from "./qr.ts";
+import type { PurchaseInput } from "./schemas.ts";
+import type { CommerceDeps } from "./settings.ts";
+
+/** 402 naming the account that cannot pay. */
+export const insufficientBalance = (field = "i_account") => new ExchangeError(402, `${field}: insufficient balance`);
+
+/** Takes `amountMicros` from the account, or throws the client's error. */
+export async function debitOrFail(deps: CommerceDeps, iAccount: number, entryId: string, type: string, amountMicros: number, description: string, at: string) {
+  const debit = await exchangeLedger(deps, iAccount).debit({ entryId, type, amountMicros, description, createdAt: at });
+  if (debit.ok) return debit.entry;
+  if (debit.reason === "insufficient_balance") throw insufficientBalance();
+  throw invalidInput("i_account", "the amount cannot be charged");
+}
+
+/** Gives back a debit whose purchase could not be stored. Idempotent by entry id. */
+export async function refund(deps: CommerceDeps, iAccount: number, entryId: string, amountMicros: number, description: string) {
+  await exchangeLedger(deps, iAccount).credit({ entryId: `refund:${entryId}`, type: "exchange_refund", amountMicros, description, createdAt: nowIso() });
+}
+
+const ISSUE_ATTEMPTS = 3;
+
+export async function purchaseEsim(deps: CommerceDeps, principal: ExchangePrincipal, input: PurchaseInput) {
+  requireOwnAccount(principal, input.i_account);
+  const pkg = await purchasablePackage(deps.db, input.i_esim_package);
+  if (!pkg) throw unknown("i_esim_package", "package");
+  const amount = pkg.priceMicros + pkg.feeMicros;
+  const orderUuid = newId();
+  const createTs = nowIso();
+  const entryId = `esim:${orderUuid}`;
+  await debitOrFail(deps, input.i_account, entryId, "esim_purchase", amount, `eSIM ${pkg.name} (order ${orderUuid})`, createTs);
+
+  const { smDpAddress, issuerPrefix, iccidLength } = deps.settings;
+  for (let attempt = 1; ; attempt++) {
+    const iccid = newIccid(issuerPrefix, iccidLength);
+    const matchingId = newMatchingId();
+    const lpa = lpaOf(smDpAddress, matchingId);
+    try {
+      const [, [order]] = await deps.db.batch([
+        deps.db.insert(esims).values({
+          iccid,
+          iAccount: input.i_account,
+          iEsimPackage: pkg.iEsimPackage,
+          smDpAddress,
+          matchingId,
+          activationCode: matchingId,
+          lpa,
+          status: "RELEASED",
+          dataAllowanceBytes: bytesOfGb(pkg.dataGb),
+          dataUsedBytes: 0,
+          expiresAt: addDays(createTs, pkg.validityDays),
+          createdAt: createTs,
+          updatedAt: createTs,
+        }),
+        deps.db
+          .insert(esimOrders)
+          .values({
+            orderUuid,
+            iAccount: input.i_account,
+            orderType: "purchase",
+            iccid,
+            iEsimPackage: pkg.iEsimPackage,
+            packageName: pkg.name,
+            amountChargedMicros: amount,
+            status: "complete",
+            createTs,
+          })
+          .returning({ iEsimOrder: esimOrders.iEsimOrder }),
+      ]);
+      return {
+        iccid,
+        i_esim_order: order!.iEsimOrder,
+        order_uuid: orderUuid,
+        lpa,
+        qr_base64: qrPngBase64(lpa),
+        sm_dp_address: smDpAddress,
+        activation_code: matchingId,
+        esim_status: "RELEASED",
+        i_esim_package: pkg.iEsimPackage,
+        package_name: pkg.name,
+        amount_charged: toUsd(amount),
+        create_ts: datetimeOf(createTs),
+      };
+    } catch (err) {
+      // A random ICCID or matching id already taken: draw again (the batch wrote nothing).
+      if (isUniqueViolation(err) && attempt < ISSUE_ATTEMPTS) continue;
+      await refund(deps, input.i_account, entryId, amount, `eSIM order ${orderUuid} not issued`);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// The buyer eSIM endpoints (v2 paths of the spec, legacy v1 controllers esim_*) and the SM-DP+
+// notification endpoint (its own HMAC authentication, not Digest).
+import { z } from "zod";
+import type { ExchangeContext } from "../context.ts";
+import { exchangeDeps } from "../context.ts";
+import { operation, type ExchangeRouter } from "../operation.ts";
+import { field, invalidInput, optional, parseFields, required, success } from "../respond.ts";
+import { listCountries } from "./countries.ts";
+import { iccidField } from "./fields.ts";
+import { listEsims } from "./inventory.ts";
+import { handleNotification, OPERATIONS } from "./lifecycle.ts";
+import { searchMarket } from "./market.ts";
+import { verifyNotification } from "./notify-auth.ts";
+import { listOrders } from "./orders.ts";
+import { purchaseEsim } from "./purchase.ts";
+import { InventoryList, MarketSearch, OrdersList, Purchase, TopupList, TopupPurchase } from "./schemas.ts";
+import { withSettings } from "./settings.ts";
+import { listTopups, purchaseTopup } from "./topups.ts";
+
+const deps = (c: ExchangeContext) => withSettings(exchangeDeps(c));
+
+export const countries = operation({
+  role: "buyer",
+  input: z.object({}),
+  run: async (c) => ({ countries: await listCountries(deps(c).db) }),
+});
+
+export const market = operation({
+  role: "buyer",
+  input: MarketSearch,
+  run: async (c, input) => searchMarket(deps(c), input),
+});
+
+export const purchase = operation({
+  role: "buyer",
+  input: Purchase,
+  run: async (c, input) => purchaseEsim(deps(c), c.var.exchange, input),
+});
+
+export const inventory = operation({
+  role: "buyer",
+  input: InventoryList,
+  run: async (c, input) => listEsims(deps(c), c.var.exchange.iAccount, input),
+});
+
+export const orders = operation({
+  role: "buyer",
+  input: OrdersList,
+  run: async (c, input) => listOrders(deps(c), c.var.exchange.iAccount, input),
+});
+
+export const topupList = operation({
+  role: "buyer",
+  input: TopupList,
+  run: async (c, input) => listTopups(deps(c), c.var.exchange.iAccount, input),
+});
+
+export const topupPurchase = operation({
+  role: "buyer",
+  input: TopupPurchase,
+  run: async (c, input) => purchaseTopup(deps(c), c.var.exchange, input),
+});
+
+/** The SM-DP+ notification body (JSON). */
+export const NotificationBody = z.object({
+  iccid: required(iccidField()),
+  operation: required(z.enum(OPERATIONS, { error: `must be one of ${OPERATIONS.join(", ")}` })),
+  eid: optional(field.digits(32, 32)),
+  seq_number: optional(field.integer(0)),
+  data_used_bytes: optional(field.integer(0)),
+});
+
+export const NOTIFICATIONS_PATH = "/smdp/notifications";
+
+async function notification(c: ExchangeContext): Promise<Response> {
+  const d = deps(c);
+  const body = await c.req.text();
+  await verifyNotification(d, { timestamp: c.req.header("x-smdp-timestamp"), signature: c.req.header("x-smdp-signature") }, body);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw invalidInput("body", "malformed JSON");
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) throw invalidInput("body", "must be a JSON object");
+  return success(c, await handleNotification(d, parseFields(NotificationBody, json as Record<string, unknown>)));
+}
+
+export function registerEsim(router: ExchangeRouter): void {
+  router.expose("GET", "/buyers/esim/countries", countries, "esim_countries");
+  router.expose("POST", "/buyers/esim/market", market, "esim_market");
+  router.expose("POST", "/buyers/esim/purchase", purchase, "esim_purchase");
+  router.expose("POST", "/buyers/esim/list", inventory, "esim_list");
+  router.expose("POST", "/buyers/esim/orders", orders, "esim_orders");
+  router.expose("POST", "/buyers/esim/topup/list", topupList, "esim_topup_list");
+  router.expose("POST", "/buyers/esim/topup/purchase", topupPurchase, "esim_topup_purchase");
+  router.app.post(NOTIFICATIONS_PATH, notification);
+}

@@ -1,0 +1,48 @@
+// Device event ingestion: the device's token names the account and eSIM; each event is charged
+// IOT_EVENT_CHARGE_USD to the owner through its AccountLedger before it is recorded, so an event
+// the balance cannot pay is refused (402) and not stored. Time is the server's receive time (UTC).
+import { and, eq } from "drizzle-orm";
+import { esims, iotEvents } from "../../../schema/exchange.ts";
+import { newId } from "../../lib/ids.ts";
+import { toUsd } from "../../lib/money.ts";
+import { nowIso } from "../../lib/time.ts";
+import { datetimeOf } from "../esim/fields.ts";
+import { debitOrFail, refund } from "../esim/purchase.ts";
+import type { CommerceDeps } from "../esim/settings.ts";
+import { conflict } from "../respond.ts";
+import type { deviceByToken } from "./devices.ts";
+import type { EventIngestInput } from "./schemas.ts";
+
+type Device = NonNullable<Awaited<ReturnType<typeof deviceByToken>>>;
+
+export async function ingestEvent(deps: CommerceDeps, device: Device, input: EventIngestInput) {
+  if (device.iccid) {
+    const [esim] = await deps.db.select({ status: esims.status }).from(esims).where(and(eq(esims.iccid, device.iccid), eq(esims.iAccount, device.iAccount)));
+    if (!esim || esim.status === "DELETED") throw conflict("device", "its eSIM was deleted");
+  }
+  const eventUuid = newId();
+  const ts = nowIso();
+  const charge = deps.settings.iotEventChargeMicros;
+  const entryId = `iot:${eventUuid}`;
+  if (charge > 0) await debitOrFail(deps, device.iAccount, entryId, "iot_event", charge, `IoT event ${input.topic} from ${device.device}`, ts);
+  try {
+    const [row] = await deps.db
+      .insert(iotEvents)
+      .values({
+        iAccount: device.iAccount,
+        device: device.device,
+        iccid: device.iccid,
+        eventUuid,
+        ts,
+        topic: input.topic,
+        payload: input.payload ?? null,
+        direction: input.direction,
+        chargedMicros: charge,
+      })
+      .returning({ id: iotEvents.id });
+    return { i_event: row!.id, event_uuid: eventUuid, time: datetimeOf(ts), device: device.device, iccid: device.iccid, charged: toUsd(charge) };
+  } catch (err) {
+    if (charge > 0) await refund(deps, device.iAccount, entryId, charge, `IoT event ${eventUuid} not recorded`);
+    throw err;
+  }
+}

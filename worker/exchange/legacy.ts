@@ -1,0 +1,78 @@
+// Legacy v1: <EXCHANGE_LEGACY_PREFIX>/<controller>.php with the per-request signature instead of
+// Digest. Form fields (query parameters on GET):
+//   api_login  the account's username
+//   ts         the current Unix time; refused when more than EXCHANGE_LEGACY_WINDOW_SEC away, either way
+//   signature  hex SHA-256 of controller + api_key + api_login + ts (controller: the script name without .php)
+//   webapi     must be 1
+// plus the controller's own fields, which are the v2 operation's (the same function answers both).
+// The key is the one the operation's role needs (buyer controllers the buyer key); "any" tries
+// the buyer key, then the seller key. A signature may be used again within its window: `ts` has
+// one-second resolution, so an honest client calling a controller twice in a second sends the
+// same one (HTTPS protects it on the way).
+import { z } from "zod";
+import { sha256Hex, timingSafeEqual } from "../lib/crypto.ts";
+import { accountByUsername, apiKeyOf, mayHoldKey } from "./accounts.ts";
+import { exchangeDeps, type ExchangeContext, type ExchangeRole } from "./context.ts";
+import { enforceRateLimit } from "./limits.ts";
+import { runOperation, type ExchangeRouter } from "./operation.ts";
+import { ExchangeError, field, forbidden, parseFields, rawFieldsOf, required } from "./respond.ts";
+
+const encoder = new TextEncoder();
+
+const AUTH_FIELDS = ["api_login", "ts", "signature", "webapi"] as const;
+
+const LegacyAuth = z.object({
+  webapi: required(z.literal("1", { error: "must be 1" })),
+  api_login: required(field.text(64)),
+  ts: required(z.string().regex(/^\d{1,12}$/, { error: "must be a Unix timestamp in seconds" })),
+  signature: required(z.string().regex(/^[0-9a-fA-F]{64}$/, { error: "must be 64 hexadecimal characters (SHA-256)" })),
+});
+
+/** sha256(controller + api_key + api_login + ts), hex. */
+export const legacySignature = (controller: string, apiKey: string, apiLogin: string, ts: string) =>
+  sha256Hex(`${controller}${apiKey}${apiLogin}${ts}`);
+
+const refused = (c: ExchangeContext, message: string) =>
+  new ExchangeError(401, message, { "WWW-Authenticate": `ExchangeSignature realm="${c.var.config.EXCHANGE_DIGEST_REALM}"` });
+
+/** The controller name of a legacy path ("/lookup.php" → "lookup"); null when it is not one. */
+export const controllerOf = (rest: string): string | null => /^\/([A-Za-z0-9_]+)\.php$/.exec(rest)?.[1] ?? null;
+
+export function registerLegacy(router: ExchangeRouter): void {
+  // The exchange app sees legacy requests at /v1/<controller> (app.ts maps the configured prefix).
+  router.app.on(["GET", "POST"], "/v1/:controller", async (c) => {
+    const controller = c.req.param("controller");
+    const op = router.legacy.get(controller);
+    if (!op) throw new ExchangeError(404, `unknown controller ${controller}`);
+    const raw = await rawFieldsOf(c);
+    const auth = parseFields(LegacyAuth, raw);
+    const deps = exchangeDeps(c);
+
+    const now = Math.floor(Date.now() / 1000);
+    if (Math.abs(now - Number(auth.ts)) > deps.config.EXCHANGE_LEGACY_WINDOW_SEC) {
+      throw refused(c, `ts: more than ${deps.config.EXCHANGE_LEGACY_WINDOW_SEC} s from the server's time (${now})`);
+    }
+    const account = await accountByUsername(deps, auth.api_login);
+    if (!account) throw refused(c, "signature: invalid");
+    const roles: ExchangeRole[] = op.role === "any" ? ["buyer", "seller"] : [op.role];
+    let matched: ExchangeRole | null = null;
+    for (const role of roles) {
+      if (!mayHoldKey(account.role as ExchangeRole, role)) continue;
+      const key = await apiKeyOf(deps, account, role);
+      if (!key) continue;
+      const expected = await legacySignature(controller, key, auth.api_login, auth.ts);
+      if (timingSafeEqual(encoder.encode(expected), encoder.encode(auth.signature.toLowerCase()))) {
+        matched = role;
+        break;
+      }
+    }
+    if (!matched) throw refused(c, "signature: invalid");
+    if (account.status !== "active") throw forbidden("account suspended");
+    await enforceRateLimit(deps, account);
+    c.set("exchange", { iAccount: account.iAccount, username: account.username, role: matched, accountRole: account.role as ExchangeRole });
+
+    const fields = { ...raw };
+    for (const name of AUTH_FIELDS) delete fields[name];
+    return runOperation(c, op, parseFields(op.input, fields));
+  });
+}
