@@ -127,6 +127,18 @@ describe("calls through the node", () => {
     expect(caller.code, caller.output).toBe(0);
   });
 
+  it("passes a hold re-INVITE across and its answer back", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas-hold.xml", port);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac-hold.xml");
+    expect(caller.code, caller.output).toBe(0);
+    const held = await callee;
+    expect(held.code, held.output).toBe(0);
+    expect(await endedCall(account)).toMatchObject({ status: "completed", hangup_by: "caller" });
+  });
+
   it("ends the call on the caller's side when the destination hangs up", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
