@@ -856,7 +856,7 @@ export function completeMessage(head: MessageHead, body: Uint8Array, bodyProblem
 /**
  * Parses one UDP datagram as a SIP message. The body is Content-Length bytes after the blank
  * line (the rest of the datagram without Content-Length; extra octets are dropped, RFC 3261
- * §18.3). Throws SipParseError (413/513/400) when the datagram cannot be read as SIP, and
+ * §18.3). Throws SipParseError (513 too large, else 400) when the datagram cannot be read as SIP, and
  * SipMessageError (a SipParseError with the partial message) when it can be read but is
  * invalid; `status` is what to answer a request with.
  */
