@@ -19,12 +19,17 @@ const RATES = (process.env.BENCH_RATES ?? "50,100,200,400,600,800,1000,1200").sp
 // A call that connects only after seconds of retransmissions is not clean either.
 const MAX_PDD_P99_MS = Number(process.env.BENCH_MAX_PDD_MS ?? 1000);
 
+// BENCH_ONLY=ours runs only our node (for trying lower rates without the long baseline runs).
+const ONLY = process.env.BENCH_ONLY;
+
 ensureTools();
 const results = [];
-results.push(await bench("direct (sipp to sipp)", async (uasPort) => ({ port: uasPort, stop: async () => {} })));
-results.push(await bench("Kamailio stateful proxy, 1 worker", startKamailio));
+if (!ONLY) {
+  results.push(await bench("direct (sipp to sipp)", async (uasPort) => ({ port: uasPort, stop: async () => {} })));
+  results.push(await bench("Kamailio stateful proxy, 1 worker", startKamailio));
+}
 results.push(await bench("our SIP node, 1 process, real admission", startOurNode));
-report();
+if (!ONLY) report();
 
 function ensureTools() {
   const missing = ["sipp:sip-tester", "kamailio:kamailio"].filter((t) => spawnSync("which", [t.split(":")[0]]).status !== 0);
@@ -63,7 +68,7 @@ async function load(targetPort, uasPort, rate) {
       "-nostdin", "-timeout", "120s", "-trace_rtt", "-rtt_freq", "1", "-trace_stat", `127.0.0.1:${targetPort}`],
     { cwd: dir, encoding: "utf8" },
   );
-  spawnSync("pkill", ["-f", `-p ${uasPort} `]);
+  spawnSync("pkill", ["-f", `uas-bench.xml -i 127.0.0.1 -p ${uasPort} `]);
   const rtts = readdirSync(dir).filter((f) => f.endsWith("_rtt.csv")).flatMap((f) =>
     readFileSync(join(dir, f), "utf8").split("\n").slice(1).map((l) => Number(l.split(";")[1])).filter((n) => Number.isFinite(n) && n > 0),
   );

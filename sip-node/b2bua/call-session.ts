@@ -172,10 +172,8 @@ export class CallSession {
     if (status === 100) return;
     if (status < 200) {
       this.b!.remoteTag ??= parseNameAddr(header(response, "To")!).tag;
-      if (this.ringingAt === null) {
-        this.ringingAt = Date.now();
-        this.report({ type: "ringing", at: new Date().toISOString(), early_media: response.body.length > 0 });
-      }
+      // The call is "ringing" from its admission; when ringing began travels in the end report (pdd_ms).
+      this.ringingAt ??= Date.now();
       if (response.body.length > 0) this.earlyMedia = true;
       this.state = "early";
       this.replyToA(status, response.reason, response.body, header(response, "Content-Type"));
