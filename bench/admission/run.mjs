@@ -9,11 +9,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
+import { load as loadWith, report as reportWith } from "../lib/load.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 
 const DURATION_SEC = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const load = (label, base, request) => loadWith(label, base, request, { connections: CONNECTIONS, duration: DURATION_SEC });
+const report = (results) => reportWith(results, { connections: CONNECTIONS, duration: DURATION_SEC });
 const state = mkdtempSync(join(tmpdir(), "bench-admission-"));
 const nodeToken = randomBytes(32).toString("base64url");
 const secret = () => randomBytes(32).toString("base64url");
@@ -78,36 +80,3 @@ function d1(sql) {
   return run.stdout;
 }
 
-async function load(label, base, request) {
-  let unexpected = 0;
-  const result = await autocannon({
-    url: base,
-    connections: CONNECTIONS,
-    duration: DURATION_SEC,
-    requests: [
-      {
-        path: request.path,
-        method: request.method ?? "GET",
-        headers: request.headers,
-        body: request.body,
-        onResponse: (status, body) => {
-          if (request.expect && (status !== 200 || !String(body).includes(request.expect))) unexpected++;
-        },
-      },
-    ],
-  });
-  if (result.non2xx > 0 || result.errors > 0 || unexpected > 0) {
-    throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${unexpected} unexpected answers`);
-  }
-  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
-}
-
-function report(results) {
-  const baseline = results[0].rps;
-  console.log(`requests per second, ${CONNECTIONS} connections, ${DURATION_SEC} s each, wrangler dev on this machine`);
-  for (const r of results) {
-    console.log(
-      `  ${r.label.padEnd(36)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.rps / baseline).toFixed(2)}`,
-    );
-  }
-}

@@ -11,11 +11,13 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
+import { load as loadWith, report as reportWith } from "../lib/load.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 
 const DURATION_SEC = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const load = (label, base, request) => loadWith(label, base, request, { connections: CONNECTIONS, duration: DURATION_SEC });
+const report = (results) => reportWith(results, { connections: CONNECTIONS, duration: DURATION_SEC });
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const state = mkdtempSync(join(tmpdir(), "bench-exchange-"));
 const secret = () => randomBytes(32).toString("base64url");
@@ -159,42 +161,3 @@ async function digestScenario(base, account, path, form) {
   };
 }
 
-async function load(label, base, request) {
-  let unexpected = 0;
-  let sample = "";
-  const result = await autocannon({
-    url: base,
-    connections: CONNECTIONS,
-    duration: DURATION_SEC,
-    requests: [
-      {
-        path: request.path,
-        method: request.method ?? "GET",
-        headers: request.headers,
-        body: request.body,
-        ...(request.setupRequest ? { setupRequest: request.setupRequest } : {}),
-        onResponse: (status, body, context) => {
-          request.done?.(context);
-          if (request.expect && (status !== 200 || !String(body).includes(request.expect))) {
-            unexpected++;
-            sample ||= `${status} ${String(body).slice(0, 200)}`;
-          }
-        },
-      },
-    ],
-  });
-  if (result.non2xx > 0 || result.errors > 0 || unexpected > 0) {
-    throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${unexpected} unexpected answers (${sample})`);
-  }
-  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
-}
-
-function report(results) {
-  const baseline = results[0].rps;
-  console.log(`requests per second, ${CONNECTIONS} connections, ${DURATION_SEC} s each, wrangler dev on this machine`);
-  for (const r of results) {
-    console.log(
-      `  ${r.label.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ratio ${(r.rps / baseline).toFixed(2)}  (${r.total} requests)`,
-    );
-  }
-}
