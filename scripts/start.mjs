@@ -45,7 +45,7 @@ console.log(`
   Exchange   ${base}/exchange   (legacy v1: ${base}/exchange/v1/<controller>.php, HTTP Digest: curl --digest -u user:key)
   Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, 100 USD)
   Demo seller ${exchange.seller.username} / ${exchange.seller.api_key}   (i_account ${exchange.seller.i_account})
-  SIP        udp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
+  SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
   Ctrl-C stops everything.
 `);
 

@@ -5,7 +5,7 @@ import { startSipNode } from "./node.ts";
 
 const config = loadSipNodeConfig(process.env);
 const node = await startSipNode(config);
-console.log(`SIP node ${config.nodeId} on udp ${config.sip.bind}:${node.port}, Worker ${config.worker.url}`);
+console.log(`SIP node ${config.nodeId} on udp ${config.sip.bind}:${node.port} and tcp, Worker ${config.worker.url}`);
 
 const stop = async () => {
   await node.stop();

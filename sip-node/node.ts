@@ -9,7 +9,8 @@ import { sendOptions } from "./monitor/options-pinger.ts";
 import type { HubCommand } from "../schema/node-api.ts";
 import { workerClient } from "./control/worker-client.ts";
 import { RFC_TIMERS, TransactionLayer, type TimerValues } from "./sip/transactions.ts";
-import { UdpTransport } from "./sip/transport.ts";
+import { TcpTransport } from "./sip/tcp-transport.ts";
+import { DualTransport, UdpTransport } from "./sip/transport.ts";
 
 export type SipNode = {
   b2bua: B2bua;
@@ -29,7 +30,10 @@ export async function startSipNode(
   const worker = workerClient(config.worker);
   const whitelist = new WhitelistFilter();
   await whitelist.refresh(worker);
-  const transport = await UdpTransport.bind(config.sip.bind, config.sip.port, config.sip.publicAddress);
+  const udp = await UdpTransport.bind(config.sip.bind, config.sip.port, config.sip.publicAddress);
+  // TCP on the same port number as UDP (an ephemeral UDP port in tests gives TCP the same number).
+  const tcp = await TcpTransport.bind(config.sip.bind, udp.local.port, config.sip.publicAddress);
+  const transport = new DualTransport(udp, tcp);
   const b2bua = new B2bua({ worker, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, noAnswerSeconds: config.noAnswerSeconds, log });
   const layer = new TransactionLayer(transport, b2bua, options.timers ?? RFC_TIMERS);
   b2bua.attach(layer);

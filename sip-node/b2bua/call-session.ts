@@ -266,7 +266,7 @@ export class CallSession {
       relayed.body = response.body;
       const rtype = header(response, "Content-Type");
       if (rtype) setHeader(relayed.headers, "Content-Type", rtype);
-      setHeader(relayed.headers, "Contact", this.contact());
+      setHeader(relayed.headers, "Contact", this.contact(from.protocol));
       tx.respond(relayed);
       this.record("out", relayed, this.host.local, from);
     });
@@ -376,7 +376,7 @@ export class CallSession {
 
   private responseToA(status: number, reason: string, body?: Uint8Array, contentType?: string | null): SipResponse {
     const response = responseTo(this.invite, status, reason, status === 100 ? undefined : this.a.localTag);
-    if (status >= 180 && status < 300) setHeader(response.headers, "Contact", this.contact());
+    if (status >= 180 && status < 300) setHeader(response.headers, "Contact", this.contact(this.caller.protocol));
     if (body && body.length > 0) {
       response.body = body;
       if (contentType) setHeader(response.headers, "Content-Type", contentType);
@@ -389,8 +389,9 @@ export class CallSession {
     tx.respond(response);
   }
 
-  private contact(): string {
-    return `<sip:${this.host.local.address}:${this.host.local.port}>`;
+  private contact(protocol: Endpoint["protocol"] = "udp"): string {
+    const transport = protocol === "udp" ? "" : `;transport=${protocol}`;
+    return `<sip:${this.host.local.address}:${this.host.local.port}${transport}>`;
   }
 
   /** A request we originate inside one leg's dialog. */
@@ -411,7 +412,7 @@ export class CallSession {
         ["To", remoteUri],
         ["Call-ID", dialog.callId],
         ["CSeq", `${cseq} ${method}`],
-        ["Contact", this.contact()],
+        ["Contact", this.contact(dialog.endpoint.protocol)],
         ["User-Agent", "call-shield"],
       ],
       body,

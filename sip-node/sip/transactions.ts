@@ -237,6 +237,10 @@ export class TransactionLayer {
     this.tu = tu;
     this.timers = timers;
     transport.onReceive((bytes, from) => this.receive(bytes, from));
+    transport.onReceiveMessage?.(
+      (message, from) => this.dispatch(message, from),
+      (error, from) => this.tu.onBadMessage?.(error, from),
+    );
   }
 
   get activeTransactions(): number {
@@ -274,6 +278,11 @@ export class TransactionLayer {
       if (err instanceof SipParseError) this.tu.onBadMessage?.(err, from);
       return;
     }
+    this.dispatch(message, from);
+  }
+
+  /** A message already parsed (stream transports frame and parse as they read). */
+  dispatch(message: SipMessage, from: Endpoint): void {
     // Nothing a peer sends may stop the node: a message that trips the layer or the TU is dropped.
     try {
       if (message.kind === "response") this.receiveResponse(message);

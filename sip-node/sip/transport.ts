@@ -2,6 +2,7 @@
 // against the Transport interface; UDP (and TCP) sockets plug in behind it, and an in-memory
 // pair connects two cores in tests without a network.
 import { createSocket, type Socket } from "node:dgram";
+import type { SipMessage, SipParseError } from "./message.ts";
 
 export type Protocol = "udp" | "tcp" | "tls";
 
@@ -16,7 +17,39 @@ export interface Transport {
   readonly local: { address: string; port: number };
   send(bytes: Uint8Array, to: Endpoint): void;
   onReceive(handler: Inbound): void;
+  /** Stream transports hand over messages they already framed and parsed. */
+  onReceiveMessage?(handler: (message: SipMessage, from: Endpoint) => void, onInvalid: (error: SipParseError, from: Endpoint) => void): void;
   close(): Promise<void>;
+}
+
+/** UDP and a stream transport on one port, chosen per destination by its protocol. */
+export class DualTransport implements Transport {
+  readonly protocol = "udp" as const;
+  readonly local: { address: string; port: number };
+  private readonly udp: Transport;
+  private readonly stream: Transport;
+
+  constructor(udp: Transport, stream: Transport) {
+    this.udp = udp;
+    this.stream = stream;
+    this.local = udp.local;
+  }
+
+  send(bytes: Uint8Array, to: Endpoint): void {
+    (to.protocol === "udp" ? this.udp : this.stream).send(bytes, to);
+  }
+
+  onReceive(handler: Inbound): void {
+    this.udp.onReceive(handler);
+  }
+
+  onReceiveMessage(handler: (message: SipMessage, from: Endpoint) => void, onInvalid: (error: SipParseError, from: Endpoint) => void): void {
+    this.stream.onReceiveMessage?.(handler, onInvalid);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.udp.close(), this.stream.close()]);
+  }
 }
 
 /** One UDP socket; datagrams over the size limit are dropped before parsing. */

@@ -44,6 +44,18 @@ describe("calls through the node", () => {
     expect((await balance(account)).active_calls).toBe(0);
   });
 
+  it("connects a call over TCP on both legs", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port, { transport: "tcp" });
+    const callee = uas("uas.xml", port, true);
+    await pause(300);
+    const caller = await uac(stack, account.src, "uac.xml", "14155550123", {}, true);
+    expect(caller.code, caller.output).toBe(0);
+    const answered = await callee;
+    expect(answered.code, answered.output).toBe(0);
+    expect(await endedCall(account)).toMatchObject({ status: "completed", dest_transport: "tcp", hangup_by: "caller" });
+  });
+
   it("relays a busy destination's 486 to the caller", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);

@@ -142,11 +142,12 @@ export function sipp(args: string[], timeoutSec = 30): Promise<SippResult> {
   });
 }
 
-/** The UAS side: listens on `port` for one call with the given scenario. */
-export const uas = (scenario: string, port: number) => sipp(["-sf", join(scenarios, scenario), "-i", "127.0.0.1", "-p", String(port)]);
+/** The UAS side: listens on `port` for one call with the given scenario (UDP, or TCP with `tcp`). */
+export const uas = (scenario: string, port: number, tcp = false) =>
+  sipp(["-sf", join(scenarios, scenario), "-i", "127.0.0.1", "-p", String(port), ...(tcp ? ["-t", "t1"] : [])]);
 
 /** The UAC side: one call from `src` to the node. */
-export function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}) {
+export function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}, tcp = false) {
   let file = join(scenarios, scenario);
   if (Object.keys(fill).length > 0) {
     let xml = readFileSync(file, "utf8");
@@ -154,7 +155,7 @@ export function uac(stack: Stack, src: string, scenario: string, dialed = "14155
     file = join(mkdtempSync(join(tmpdir(), "sipp-")), scenario);
     writeFileSync(file, xml);
   }
-  return sipp(["-sf", file, "-i", src, "-p", "0", "-s", dialed, `127.0.0.1:${stack.node.port}`]);
+  return sipp(["-sf", file, "-i", src, "-p", "0", "-s", dialed, ...(tcp ? ["-t", "t1"] : []), `127.0.0.1:${stack.node.port}`]);
 }
 
 /** Sends raw bytes from `src` and collects whatever comes back within `waitMs`. */

@@ -1,6 +1,7 @@
 // RFC 4475 torture messages and floods sent at a running node: it keeps serving calls, answers
 // invalid requests from its peers with 400 where a response is possible, and tells strangers nothing.
 import { readdirSync, readFileSync } from "node:fs";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeUdpPort, openAccount, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
@@ -67,4 +68,18 @@ describe("RFC 4475 torture messages", () => {
     await Promise.all(Array.from({ length: 50 }, () => sendRaw(stack, "127.0.0.253", huge, 50)));
     await callStillConnects();
   }, 60_000);
+
+  it("closes a TCP stream whose header never ends, and keeps serving", async () => {
+    const socket = connect({ host: "127.0.0.1", port: stack.node.port });
+    const closed = new Promise<boolean>((resolve) => {
+      socket.on("close", () => resolve(true));
+      setTimeout(() => resolve(false), 5_000);
+    });
+    socket.on("error", () => {});
+    socket.write(`INVITE sip:x@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/TCP ${noisy.src};branch=z9hG4bKendless\r\nX-Endless: `);
+    for (let i = 0; i < 20 && !socket.destroyed; i++) socket.write("a".repeat(8_192));
+    expect(await closed).toBe(true);
+    await callStillConnects();
+  }, 60_000);
 });
+
