@@ -23,7 +23,28 @@ export type TransactionUser = {
   onBadMessage?(error: SipParseError, from: Endpoint): void;
 };
 
-type Timer = ReturnType<typeof setTimeout>;
+/** The timers one transaction holds, cancelled together when it ends. */
+class TransactionTimers {
+  private handles: Array<ReturnType<typeof setTimeout>> = [];
+
+  after(ms: number, fn: () => void): void {
+    this.handles.push(setTimeout(fn, ms));
+  }
+
+  /** Calls `send` after `interval`, doubling up to `cap`, for as long as `active()` holds (Timers A, E, G). */
+  backoff(interval: number, cap: number, active: () => boolean, send: () => void): void {
+    this.after(interval, () => {
+      if (!active()) return;
+      send();
+      this.backoff(Math.min(interval * 2, cap), cap, active, send);
+    });
+  }
+
+  clear(): void {
+    for (const handle of this.handles) clearTimeout(handle);
+    this.handles = [];
+  }
+}
 
 /** Server transactions: answer a request once, absorb its retransmissions (§17.2). */
 export class ServerTransaction {
@@ -31,7 +52,7 @@ export class ServerTransaction {
   readonly isInvite: boolean;
   state: "trying" | "proceeding" | "completed" | "confirmed" | "terminated";
   private lastResponse: Uint8Array | null = null;
-  private timers: Timer[] = [];
+  private readonly timers = new TransactionTimers();
   private readonly layer: TransactionLayer;
   readonly source: Endpoint;
   readonly key: string;
@@ -52,7 +73,7 @@ export class ServerTransaction {
     const bytes = serializeMessage(response);
     this.lastResponse = bytes;
     this.layer.transmit(bytes, this.source);
-    const { T1, T2, T4 } = this.layer.timers;
+    const { T1, T2 } = this.layer.timers;
     const reliable = this.source.protocol !== "udp";
     if (response.status < 200) {
       this.state = "proceeding";
@@ -66,13 +87,12 @@ export class ServerTransaction {
     this.state = "completed";
     if (this.isInvite) {
       // Timer G: retransmit the final response until the ACK; Timer H: give up on the ACK.
-      if (!reliable) this.retransmit(T1, T2);
-      this.after(64 * T1, () => this.terminate());
+      if (!reliable) this.timers.backoff(T1, T2, () => this.state === "completed", () => this.layer.transmit(bytes, this.source));
+      this.timers.after(64 * T1, () => this.terminate());
     } else {
       // Timer J: absorb request retransmissions for a while.
-      this.after(reliable ? 0 : 64 * T1, () => this.terminate());
+      this.timers.after(reliable ? 0 : 64 * T1, () => this.terminate());
     }
-    void T4;
   }
 
   /** A retransmission of the request arrived: send the last response again. */
@@ -84,32 +104,13 @@ export class ServerTransaction {
   acked(): void {
     if (this.state !== "completed") return;
     this.state = "confirmed";
-    this.clearTimers();
-    this.after(this.source.protocol === "udp" ? this.layer.timers.T4 : 0, () => this.terminate());
-  }
-
-  private retransmit(interval: number, cap: number): void {
-    this.timers.push(
-      setTimeout(() => {
-        if (this.state !== "completed" || !this.lastResponse) return;
-        this.layer.transmit(this.lastResponse, this.source);
-        this.retransmit(Math.min(interval * 2, cap), cap);
-      }, interval),
-    );
-  }
-
-  private after(ms: number, fn: () => void): void {
-    this.timers.push(setTimeout(fn, ms));
-  }
-
-  private clearTimers(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
+    this.timers.clear();
+    this.timers.after(this.source.protocol === "udp" ? this.layer.timers.T4 : 0, () => this.terminate());
   }
 
   terminate(): void {
     this.state = "terminated";
-    this.clearTimers();
+    this.timers.clear();
     this.layer.forgetServer(this.key);
   }
 }
@@ -123,7 +124,7 @@ export class ClientTransaction {
   readonly destination: Endpoint;
   readonly key: string;
   state: "calling" | "trying" | "proceeding" | "completed" | "terminated";
-  private timers: Timer[] = [];
+  private readonly timers = new TransactionTimers();
   private readonly layer: TransactionLayer;
   private readonly bytes: Uint8Array;
   private readonly onResponse: ClientOutcome;
@@ -142,16 +143,22 @@ export class ClientTransaction {
   start(): void {
     const { T1, T2 } = this.layer.timers;
     this.layer.transmit(this.bytes, this.destination);
-    if (this.destination.protocol === "udp") this.retransmit(T1, this.isInvite ? Number.POSITIVE_INFINITY : T2);
+    if (this.destination.protocol === "udp") {
+      // Timer A (INVITE) doubles until a provisional; Timer E (non-INVITE) doubles up to T2 and
+      // keeps going in Proceeding (§17.1.2.2).
+      const active = this.isInvite
+        ? () => this.state === "calling"
+        : () => this.state === "trying" || this.state === "proceeding";
+      const cap = this.isInvite ? Number.POSITIVE_INFINITY : T2;
+      this.timers.backoff(T1, cap, active, () => this.layer.transmit(this.bytes, this.destination));
+    }
     // Timer B (INVITE) or Timer F (non-INVITE): no final response in 64*T1.
-    this.timers.push(
-      setTimeout(() => {
-        if (this.state === "calling" || this.state === "trying" || (this.state === "proceeding" && !this.isInvite)) {
-          this.terminate();
-          this.onResponse(null);
-        }
-      }, 64 * T1),
-    );
+    this.timers.after(64 * T1, () => {
+      if (this.state === "calling" || this.state === "trying" || (this.state === "proceeding" && !this.isInvite)) {
+        this.terminate();
+        this.onResponse(null);
+      }
+    });
   }
 
   received(response: SipResponse): void {
@@ -163,11 +170,10 @@ export class ClientTransaction {
     }
     if (response.status < 200) {
       this.state = "proceeding";
-      this.stopRetransmitting();
       this.onResponse(response);
       return;
     }
-    this.clearTimers();
+    this.timers.clear();
     if (this.isInvite && response.status < 300) {
       // 2xx: the transaction ends; the TU ACKs end to end and absorbs 2xx retransmissions.
       this.terminate();
@@ -179,7 +185,7 @@ export class ClientTransaction {
     this.onResponse(response);
     const reliable = this.destination.protocol !== "udp";
     // Timer D (INVITE, 32 s over UDP) or Timer K (non-INVITE, T4): absorb retransmissions.
-    this.timers.push(setTimeout(() => this.terminate(), reliable ? 0 : this.isInvite ? 32_000 : this.layer.timers.T4));
+    this.timers.after(reliable ? 0 : this.isInvite ? 32_000 : this.layer.timers.T4, () => this.terminate());
   }
 
   /** RFC 3261 §17.1.1.3: the ACK of a non-2xx response is part of the INVITE transaction. */
@@ -187,7 +193,7 @@ export class ClientTransaction {
     const headers: SipMessage["headers"] = [];
     const via = header(this.request, "Via");
     if (via) headers.push(["Via", via]);
-    for (const name of ["Route"]) for (const [n, v] of this.request.headers) if (n === name) headers.push([n, v]);
+    for (const [name, value] of this.request.headers) if (name === "Route") headers.push([name, value]);
     headers.push(["From", header(this.request, "From")!]);
     headers.push(["To", header(response, "To")!]);
     headers.push(["Call-ID", header(this.request, "Call-ID")!]);
@@ -197,29 +203,9 @@ export class ClientTransaction {
     this.layer.transmit(serializeMessage(ack), this.destination);
   }
 
-  private retransmit(interval: number, cap: number): void {
-    this.timers.push(
-      setTimeout(() => {
-        if (this.state !== "calling" && this.state !== "trying") return;
-        this.layer.transmit(this.bytes, this.destination);
-        // Timer A doubles without a cap; Timer E doubles up to T2.
-        this.retransmit(Math.min(interval * 2, cap), cap);
-      }, interval),
-    );
-  }
-
-  private stopRetransmitting(): void {
-    // Retransmissions check the state; nothing else to do once proceeding.
-  }
-
-  private clearTimers(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
-  }
-
   terminate(): void {
     this.state = "terminated";
-    this.clearTimers();
+    this.timers.clear();
     this.layer.forgetClient(this.key);
   }
 }
