@@ -109,13 +109,7 @@ export class AccountLedger extends DurableObject {
   }
 
   summary(): LedgerSummary {
-    const state = this.sql
-      .exec<{ balance_micros: number; cycle_seconds_used: number; pilot_seconds_used: number; waived_total_micros: number }>(
-        "SELECT balance_micros, cycle_seconds_used, pilot_seconds_used, waived_total_micros FROM state WHERE id = 1",
-      )
-      .one();
-    const held = this.held();
-    return { ...state, available_micros: state.balance_micros - held.reserved_micros, ports_in_use: held.calls };
+    return this.summarise(this.state(), this.held());
   }
 
   /** Adds money (welcome credit, top-up, refund). Idempotent by entry id. */
@@ -138,12 +132,10 @@ export class AccountLedger extends DurableObject {
   /** Takes a port and sets aside the call's longest possible charge. Idempotent by call id. */
   admit(input: AdmitInput): AdmitResult {
     const existing = this.activeCall(input.callId);
-    if (existing) {
-      return { ok: true, callId: input.callId, maxCallSeconds: existing.reservation.maxCallSeconds, ratePerMinuteMicros: existing.terms.ratePerMinuteMicros };
-    }
-    const summary = this.summary();
-    if (summary.ports_in_use >= input.ports) return { ok: false, reason: "no_port" };
+    if (existing) return admitted(input.callId, existing.terms, existing.reservation);
     const held = this.held();
+    const summary = this.summarise(this.state(), held);
+    if (summary.ports_in_use >= input.ports) return { ok: false, reason: "no_port" };
     const pilotLeft = input.pilot?.minutesLimit == null ? 0 : input.pilot.minutesLimit * 60 - summary.pilot_seconds_used - held.pilot_seconds;
     const includedLeft = input.includedMinutes == null ? 0 : input.includedMinutes * 60 - summary.cycle_seconds_used - held.included_seconds;
     const reservation = reserve(
@@ -163,7 +155,7 @@ export class AccountLedger extends DurableObject {
       reservation.includedSeconds,
       input.at,
     );
-    return { ok: true, callId: input.callId, maxCallSeconds: reservation.maxCallSeconds, ratePerMinuteMicros: input.terms.ratePerMinuteMicros };
+    return admitted(input.callId, input.terms, reservation);
   }
 
   /** Releases the port and charges the call, on the terms it was admitted with. A second report returns the first result. */
@@ -173,7 +165,7 @@ export class AccountLedger extends DurableObject {
     const active = this.activeCall(input.callId);
     if (!active) return { ok: false, reason: "unknown_call" };
     const bill = settle(active.terms, active.reservation, input.answeredSeconds);
-    let balanceAfter = this.summary().balance_micros;
+    let balanceAfter = this.state().balance_micros;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec("DELETE FROM active_calls WHERE call_id = ?", input.callId);
       this.sql.exec(
@@ -219,7 +211,7 @@ export class AccountLedger extends DurableObject {
   }
 
   private post(id: string, type: string, amount: number, callId: string | null, description: string | null, waived: number, at: string): LedgerEntry {
-    const balanceAfter = this.summary().balance_micros + amount;
+    const balanceAfter = this.state().balance_micros + amount;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec("UPDATE state SET balance_micros = ? WHERE id = 1", balanceAfter);
       this.sql.exec(
@@ -236,6 +228,18 @@ export class AccountLedger extends DurableObject {
       );
     });
     return this.entry(id)!;
+  }
+
+  private state() {
+    return this.sql
+      .exec<{ balance_micros: number; cycle_seconds_used: number; pilot_seconds_used: number; waived_total_micros: number }>(
+        "SELECT balance_micros, cycle_seconds_used, pilot_seconds_used, waived_total_micros FROM state WHERE id = 1",
+      )
+      .one();
+  }
+
+  private summarise(state: ReturnType<AccountLedger["state"]>, held: ReturnType<AccountLedger["held"]>): LedgerSummary {
+    return { ...state, available_micros: state.balance_micros - held.reserved_micros, ports_in_use: held.calls };
   }
 
   private held() {
@@ -259,3 +263,10 @@ export class AccountLedger extends DurableObject {
 }
 
 const isMoney = (micros: number) => Number.isSafeInteger(micros) && micros > 0;
+
+const admitted = (callId: string, terms: Terms, reservation: Reservation): Admission => ({
+  ok: true,
+  callId,
+  maxCallSeconds: reservation.maxCallSeconds,
+  ratePerMinuteMicros: terms.ratePerMinuteMicros,
+});

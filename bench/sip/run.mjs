@@ -7,9 +7,9 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freeTcpPort } from "../../scripts/lib/ports.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 
 const here = new URL(".", import.meta.url).pathname;
@@ -39,7 +39,7 @@ function ensureTools() {
 }
 
 async function bench(label, startTarget) {
-  const uasPort = await freePort();
+  const uasPort = await freeTcpPort();
   const target = await startTarget(uasPort);
   let best = null;
   try {
@@ -86,7 +86,7 @@ function percentile(values, p) {
 }
 
 async function startKamailio(uasPort) {
-  const port = await freePort();
+  const port = await freeTcpPort();
   const child = spawn("kamailio", ["-f", join(here, "kamailio.cfg"), "-l", `udp:127.0.0.1:${port}`, "-n", "1", "-DD", "-E", "-A", `UAS_ADDR=127.0.0.1:${uasPort}`], { stdio: "ignore" });
   await new Promise((r) => setTimeout(r, 1500));
   return { port, stop: () => stopChild(child) };
@@ -96,7 +96,7 @@ async function startOurNode(uasPort) {
   const state = mkdtempSync(join(tmpdir(), "bench-sip-state-"));
   const secret = () => randomBytes(32).toString("base64url");
   const nodeToken = secret();
-  const api = await startWranglerDev({ port: await freePort(), persistTo: state, stdio: "ignore", vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000" } });
+  const api = await startWranglerDev({ port: await freeTcpPort(), persistTo: state, stdio: "ignore", vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000" } });
   await api.ready;
   const post = (path, body, token) =>
     fetch(`${api.base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) }).then((r) => r.json());
@@ -107,7 +107,7 @@ async function startOurNode(uasPort) {
   const d1 = (sql) => spawnSync("wrangler", ["d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql], { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
   d1("INSERT INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) VALUES ('bench', 'Bench', 0, 100000, 0, 60, 0, 99)");
   d1(`UPDATE customers SET plan_code = 'bench' WHERE id = '${signup.customer.id}'`);
-  const port = await freePort();
+  const port = await freeTcpPort();
   const node = spawn(process.execPath, [join(root, "sip-node/main.ts")], {
     env: { ...process.env, WORKER_URL: api.base, NODE_TOKEN: nodeToken, SIP_BIND: "127.0.0.1", SIP_PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],
@@ -131,14 +131,6 @@ function stopChild(child) {
   });
 }
 
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function report() {
   const direct = results[0].best;

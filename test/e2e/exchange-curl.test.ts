@@ -6,11 +6,11 @@
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
+import { freeTcpPort } from "../../scripts/lib/ports.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const secret = () => randomBytes(32).toString("base64url");
@@ -22,15 +22,6 @@ let exchange = "";
 type Account = { i_account: number; username: string; api_key: string };
 type Reply = { status: number; body: any; headers: string };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 /** Runs curl; the reply's status, JSON body and the response headers of every leg. */
 function curl(args: string[]): Promise<Reply> {
@@ -82,7 +73,7 @@ function npmExchange(...args: string[]): Promise<Account> {
 }
 
 beforeAll(async () => {
-  const port = await freePort();
+  const port = await freeTcpPort();
   server = await startWranglerDev({
     port,
     persistTo: state,

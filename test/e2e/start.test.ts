@@ -1,8 +1,8 @@
 // `npm start` as a developer runs it: the API comes up on local D1 with the catalogue
 // seeded, the demo account it prints can sign in, and Ctrl-C stops every process.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freeTcpPort } from "../../scripts/lib/ports.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 let child: ChildProcess;
@@ -10,15 +10,6 @@ let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 let output = "";
 let base = "";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
@@ -51,10 +42,10 @@ async function groupGone(pgid: number, timeoutMs: number): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  const port = await freePort();
+  const port = await freeTcpPort();
   base = `http://127.0.0.1:${port}`;
   // A process group of its own, as a terminal gives a foreground job, so Ctrl-C reaches it whole.
-  const sipPort = await freePort();
+  const sipPort = await freeTcpPort();
   child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort) }, detached: true });
   exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   child.stdout!.on("data", (d) => (output += d));

@@ -11,7 +11,10 @@ import { join } from "node:path";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
 import { startSipNode, type SipNode } from "../../sip-node/node.ts";
 import { workerClient } from "../../sip-node/control/worker-client.ts";
+import { freeTcpPort, freeUdpPort } from "../../scripts/lib/ports.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
+
+export { freeUdpPort };
 
 const scenarios = new URL("./scenarios/", import.meta.url).pathname;
 
@@ -24,25 +27,7 @@ export type Stack = {
   stop(): Promise<void>;
 };
 
-export function freeUdpPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const socket = createSocket("udp4");
-    socket.bind(0, "127.0.0.1", () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
-}
 
-async function freeTcpPort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startStack(): Promise<Stack> {
   const state = mkdtempSync(join(tmpdir(), "sip-stack-"));

@@ -33,7 +33,8 @@ export async function recordMonitorResults(db: Db, results: MonitorResult[]): Pr
 export function monitorPatch(result: MonitorResult, previousStatus: string): Partial<typeof destinations.$inferSelect> {
   return {
     monitorStatus: result.status,
-    monitorSupported: true,
+    // Supported once it has answered an OPTIONS at all; a miss says nothing about that.
+    ...(result.code !== null ? { monitorSupported: true } : {}),
     monitorLastCheckAt: result.at,
     monitorRttMs: result.rtt_ms,
     monitorLastCode: result.code,

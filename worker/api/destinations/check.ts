@@ -43,7 +43,6 @@ export async function checkDestination(deps: DestinationDeps, hub: Hub, principa
     patch = monitorPatch({ destination_id: row.id, status, at, rtt_ms: rtt, code, error }, row.monitorStatus);
     // A destination that answers for the first time has monitoring switched on.
     if (code !== null && row.monitorSupported !== true) patch.monitorEnabled = true;
-    if (code === null) patch.monitorSupported = row.monitorSupported;
   }
   patch.updatedAt = at;
   await deps.db.update(destinations).set(patch).where(eq(destinations.id, row.id));

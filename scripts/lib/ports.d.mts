@@ -1,0 +1,2 @@
+export function freeTcpPort(): Promise<number>;
+export function freeUdpPort(): Promise<number>;
