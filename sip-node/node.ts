@@ -71,7 +71,7 @@ export async function startSipNode(
       clearInterval(poll);
       monitor.stop();
       hub.close();
-      await transport.close();
+      await layer.close();
     },
   };
 }

@@ -17,6 +17,7 @@ export class TcpTransport implements Transport {
   private readonly server: Server;
   private readonly connections = new Map<string, Socket>();
   private readonly perSource = new Map<string, number>();
+  private closed = false;
   private onMessage: MessageInbound = () => {};
   private onInvalid: (error: SipParseError, from: Endpoint) => void = () => {};
 
@@ -51,6 +52,7 @@ export class TcpTransport implements Transport {
   }
 
   send(bytes: Uint8Array, to: Endpoint): void {
+    if (this.closed) return;
     const key = `${to.address}:${to.port}`;
     let socket = this.connections.get(key);
     if (!socket || socket.destroyed) {
@@ -99,6 +101,7 @@ export class TcpTransport implements Transport {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     for (const socket of this.connections.values()) socket.destroy();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }

@@ -237,6 +237,12 @@ export class TransactionLayer {
     this.transport.send(bytes, to);
   }
 
+  /** Ends every transaction and its timers, then closes the transport. */
+  async close(): Promise<void> {
+    for (const tx of [...this.servers.values(), ...this.clients.values()]) tx.terminate();
+    await this.transport.close();
+  }
+
   /** Starts a client transaction; the request's top Via must carry a fresh branch. */
   sendRequest(request: SipRequest, destination: Endpoint, onResponse: ClientOutcome): ClientTransaction {
     const key = clientKey(request);

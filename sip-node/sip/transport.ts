@@ -58,6 +58,7 @@ export class UdpTransport implements Transport {
   local: { address: string; port: number };
   private readonly socket: Socket;
   private handler: Inbound = () => {};
+  private closed = false;
 
   private constructor(socket: Socket, publicAddress: string) {
     this.socket = socket;
@@ -81,8 +82,9 @@ export class UdpTransport implements Transport {
     return new UdpTransport(socket, publicAddress);
   }
 
+  /** A timer that fires after close (a retransmission, a hang-up) sends nothing. */
   send(bytes: Uint8Array, to: Endpoint): void {
-    this.socket.send(bytes, to.port, to.address);
+    if (!this.closed) this.socket.send(bytes, to.port, to.address);
   }
 
   onReceive(handler: Inbound): void {
@@ -90,6 +92,7 @@ export class UdpTransport implements Transport {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return new Promise((resolve) => this.socket.close(() => resolve()));
   }
 }
