@@ -137,6 +137,39 @@ export const CallEventResponse = z.object({
   charged_amount: z.number().nullable(),
 });
 
+// ---- Media uploads: PUT /internal/calls/{call_id}/media/{name} ----
+
+/**
+ * What a node uploads when a call ends: the stereo recording and one capture per media leg.
+ * The body is the file's bytes; the Worker stores it in R2 under the call and marks the call.
+ */
+export const MediaName = z.enum(["recording.wav", "caller.pcap", "callee.pcap"]);
+export type MediaName = z.infer<typeof MediaName>;
+export const MEDIA_CONTENT_TYPES: Record<MediaName, string> = {
+  "recording.wav": "audio/wav",
+  "caller.pcap": "application/vnd.tcpdump.pcap",
+  "callee.pcap": "application/vnd.tcpdump.pcap",
+};
+/** The largest upload accepted: 4 h of 8 kHz 16-bit stereo is 460 MB; R2 takes it, a Worker body of that size streams. */
+export const MAX_MEDIA_BYTES = 512 * 1024 * 1024;
+export const MediaUploadResponse = z.object({ key: z.string(), size: z.number().int() });
+
+/** Live media of one leg for the inspector (the node's answer to a `stats` command). */
+export const LiveLegStats = z.object({
+  endpoint: z.string().nullable().optional(),
+  packets: z.number().int().default(0),
+  bytes: z.number().int().default(0),
+  errors: z.number().int().default(0),
+  last_packet: z.iso.datetime().nullable().optional(),
+  ssrc: z.number().int().nullable().optional(),
+  lost: z.number().int().nullable().optional(),
+  loss_pct: z.number().nullable().optional(),
+  jitter_ms: z.number().nullable().optional(),
+  rtt_ms: z.number().nullable().optional(),
+  mos: z.number().nullable().optional(),
+});
+export type LiveLegStats = z.infer<typeof LiveLegStats>;
+
 // ---- Whitelist snapshot: GET /internal/whitelist?since=<version> ----
 
 export const WhitelistSnapshot = z.object({
