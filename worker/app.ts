@@ -8,6 +8,7 @@ import { registerAuthConfig } from "./api/auth/config-route.ts";
 import { registerAuth } from "./api/auth/routes.ts";
 import { registerSessionRoutes } from "./api/auth/session-routes.ts";
 import { registerBilling } from "./api/billing/routes.ts";
+import { registerCallMedia } from "./api/calls/media-routes.ts";
 import { registerCalls } from "./api/calls/routes.ts";
 import { registerCatalogue } from "./api/catalogue/routes.ts";
 import type { AppEnv } from "./api/context.ts";
@@ -47,6 +48,12 @@ function newApi(): OpenAPIHono<AppEnv> {
     in: "header",
     name: "X-API-Key",
   });
+  api.openAPIRegistry.registerComponent("securitySchemes", "RecordingToken", {
+    type: "apiKey",
+    in: "query",
+    name: "t",
+    description: "A recording token from GET /calls/{call_id}/recording-token; good for that call's recording only",
+  });
 
   registerHealth(api);
   registerCatalogue(api);
@@ -64,6 +71,7 @@ function newApi(): OpenAPIHono<AppEnv> {
   registerWhitelist(api);
   registerRouting(api);
   registerCalls(api);
+  registerCallMedia(api);
   registerDocs(api);
 
   api.doc31("/openapi.json", {

@@ -45,6 +45,8 @@ const ConfigSchema = z.object({
   TERMS_VERSION: z.string().default("2026-01"),
   /** Longest call carried, whatever the credit (seconds). */
   MAX_CALL_SECONDS: int(60).default(14_400),
+  /** Lifetime of a recording token (`t` on GET /calls/{id}/recording), for players without an Authorization header. */
+  RECORDING_TOKEN_TTL_SEC: int(30).default(300),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
   /** WebAuthn relying party; by default the host and origin the request came to. */

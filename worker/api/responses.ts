@@ -22,6 +22,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: "Not allowed",
   404: "No such record on the account",
   409: "Conflict",
+  416: "Range not satisfiable; Content-Range carries the size",
   422: "Validation error; the body names each field",
   429: "Too many requests; Retry-After carries seconds",
   502: "Payment provider error",
@@ -47,6 +48,14 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description: string) =>
 
 export const jsonRequest = <T extends z.ZodType>(schema: T) => ({
   body: { required: true, content: { "application/json": { schema } } },
+});
+
+/** A file answer (audio, capture, archive): the bytes, under each media type it may take. */
+export const binaryBody = (description: string, ...mediaTypes: string[]) => ({
+  description,
+  content: Object.fromEntries(
+    mediaTypes.map((type) => [type, { schema: z.string().openapi({ type: "string", format: "binary" }) }]),
+  ),
 });
 
 /** A 204 answer with no body. */

@@ -11,6 +11,7 @@ import { issuesOf } from "../lib/validation.ts";
 import { admitCall } from "./admission.ts";
 import { recordCallEvent } from "./call-events.ts";
 import { hubFor } from "./hub.ts";
+import { uploadMedia } from "./media-upload.ts";
 import { monitorTargets, recordMonitorResults } from "./monitor.ts";
 import { whitelistSnapshot } from "./whitelist-snapshot.ts";
 
@@ -36,6 +37,10 @@ export function newInternalApp() {
   app.post("/calls/admit", async (c) => c.json(await admitCall(depsOf(c), await body(c, AdmitRequest))));
   app.post("/calls/:call_id/events", async (c) =>
     c.json(await recordCallEvent(depsOf(c), c.req.param("call_id"), await body(c, CallEvent))),
+  );
+  // The body is the file itself, streamed into R2 (see media-upload.ts).
+  app.put("/calls/:call_id/media/:name", async (c) =>
+    c.json(await uploadMedia(depsOf(c), c.req.param("call_id"), c.req.param("name"), c.req.raw)),
   );
   app.get("/whitelist", async (c) => c.json(await whitelistSnapshot(depsOf(c), Number(c.req.query("since") ?? -1))));
   app.get("/monitor/destinations", async (c) => c.json(await monitorTargets(c.var.db)));

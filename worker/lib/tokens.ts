@@ -84,3 +84,41 @@ export async function verifyStepToken(purpose: string, token: string, secret: st
     return null;
   }
 }
+
+/**
+ * Media tokens: a short-lived grant to fetch one call's recording, for players that cannot send
+ * an Authorization header (passed as `t`). The audience sets them apart from access tokens (which
+ * carry none, and are refused here) and from step tokens; `call` binds one call of one account.
+ */
+export const MEDIA_TOKEN_AUDIENCE = "media:recording";
+
+export type MediaClaims = { sub: string; cid: string; call: string; imp?: string | undefined; iat: number; exp: number };
+
+export async function signMediaToken(
+  claims: { sub: string; cid: string; call: string; imp?: string | null | undefined },
+  secret: string,
+  ttlSec: number,
+): Promise<string> {
+  const payload: Record<string, string> = { cid: claims.cid, call: claims.call };
+  if (claims.imp) payload.imp = claims.imp;
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setAudience(MEDIA_TOKEN_AUDIENCE)
+    .setSubject(claims.sub)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSec}s`)
+    .sign(key(secret));
+}
+
+/** The claims of a valid, unexpired media token, or null. */
+export async function verifyMediaToken(token: string, secret: string): Promise<MediaClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"], audience: MEDIA_TOKEN_AUDIENCE });
+    const { sub, cid, call, imp, iat, exp } = payload as Record<string, unknown>;
+    if (typeof sub !== "string" || typeof cid !== "string" || typeof call !== "string") return null;
+    if (typeof iat !== "number" || typeof exp !== "number") return null;
+    return { sub, cid, call, imp: typeof imp === "string" ? imp : undefined, iat, exp };
+  } catch {
+    return null;
+  }
+}

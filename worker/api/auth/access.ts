@@ -4,10 +4,12 @@
 //   ...notImpersonated           BK, never inside an administrator's impersonation
 //   ...ownerOnly                 BKO: the account owner (members get 403 owner_required)
 //   ...ownerOnlyNotImpersonated  both
+//   ...authenticatedOrRecordingToken  BK, or a recording token in `t` bound to the call in the path
 import type { MiddlewareHandler } from "hono";
-import { forbidden } from "../../lib/errors.ts";
+import { forbidden, unauthorized } from "../../lib/errors.ts";
+import { verifyMediaToken } from "../../lib/tokens.ts";
 import type { AppEnv } from "../context.ts";
-import { requireAuth } from "./principal.ts";
+import { fromSignedClaims, requireAuth } from "./principal.ts";
 
 const security = [{ BearerAuth: [] }, { ApiKeyAuth: [] }] as Record<string, string[]>[];
 
@@ -27,6 +29,24 @@ export const requirePasswordCurrent: MiddlewareHandler<AppEnv> = async (c, next)
   await next();
 };
 
+/**
+ * For players that cannot send an Authorization header: a recording token in `t` stands in for
+ * the credential, good only for the call in the path. A `t` that does not verify (tampered,
+ * expired, minted for another call, an access token) is 401 whatever else the request carries;
+ * without `t` the usual bearer token or API key applies.
+ */
+export const requireAuthOrRecordingToken: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const t = c.req.query("t");
+  if (!t) return requireAuth(c, next);
+  const claims = await verifyMediaToken(t, c.var.config.JWT_SECRET);
+  const principal =
+    claims && claims.call === c.req.param("call_id") ? await fromSignedClaims(c.var.db, claims, "media_token") : null;
+  if (!principal) throw unauthorized("Invalid or expired recording token");
+  if (principal.customer.status === "suspended") throw forbidden("Account suspended");
+  c.set("principal", principal);
+  await next();
+};
+
 export const signedIn = { middleware: requireAuth, security };
 export const authenticated = { middleware: [requireAuth, requirePasswordCurrent], security };
 export const notImpersonated = { middleware: [requireAuth, forbidImpersonation], security };
@@ -34,4 +54,8 @@ export const ownerOnly = { middleware: [requireAuth, requirePasswordCurrent, req
 export const ownerOnlyNotImpersonated = {
   middleware: [requireAuth, requirePasswordCurrent, requireOwner, forbidImpersonation],
   security,
+};
+export const authenticatedOrRecordingToken = {
+  middleware: [requireAuthOrRecordingToken, requirePasswordCurrent],
+  security: [...security, { RecordingToken: [] }],
 };

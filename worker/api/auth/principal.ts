@@ -18,7 +18,8 @@ export type UserRow = typeof users.$inferSelect;
 export type Principal = {
   customer: CustomerRow;
   user: UserRow;
-  via: "token" | "api_key";
+  /** media_token: a recording token (`t`), good for one call's recording and nothing else. */
+  via: "token" | "api_key" | "media_token";
   impersonatedBy: string | null;
 };
 
@@ -54,14 +55,24 @@ async function loadUser(db: Db, userId: string, customerId: string) {
 
 async function fromAccessToken(db: Db, token: string, secret: string): Promise<Principal | null> {
   const claims = await verifyAccessToken(token, secret);
-  if (!claims) return null;
+  return claims ? fromSignedClaims(db, claims, "token") : null;
+}
+
+/**
+ * The principal behind verified token claims: the user must still be active, and a token issued
+ * before a logout-all or a password change is refused (one-second resolution).
+ */
+export async function fromSignedClaims(
+  db: Db,
+  claims: { sub: string; cid: string; iat: number; imp?: string | undefined },
+  via: "token" | "media_token",
+): Promise<Principal | null> {
   const row = await loadUser(db, claims.sub, claims.cid);
   if (!row) return null;
-  // Tokens issued before a logout-all or a password change are refused (one-second resolution).
   for (const revokedAt of [row.user.sessionsRevokedAt, row.customer.sessionsRevokedAt]) {
     if (revokedAt && claims.iat < isoToSec(revokedAt)) return null;
   }
-  return { ...row, via: "token", impersonatedBy: claims.imp ?? null };
+  return { ...row, via, impersonatedBy: claims.imp ?? null };
 }
 
 async function fromApiKey(db: Db, key: string): Promise<Principal | null> {

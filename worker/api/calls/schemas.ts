@@ -115,4 +115,21 @@ export const CallListQuery = pageQuery(WIDE_PAGE).extend({
 
 export const CallIdParam = z.object({ call_id: z.uuid().openapi({ param: { name: "call_id", in: "path" } }) });
 
+export const MediaTokenSchema = z
+  .object({
+    url: z.string().openapi({
+      description: "The recording's address with the token as `t`; needs no Authorization header",
+      example: "https://shield.example.net/api/calls/0190f2c4-8a5e-7cc1-9a6b-2f1e3d4c5b6a/recording?t=eyJhbGciOi...",
+    }),
+    expires_in: z.number().int().openapi({ description: "Seconds the token stays valid", example: 300 }),
+  })
+  .openapi("MediaToken");
+
+export const RecordingQuery = z.object({
+  t: z
+    .string()
+    .optional()
+    .openapi({ description: "A recording token from /calls/{call_id}/recording-token, instead of an Authorization header" }),
+});
+
 export type CallOut = z.infer<typeof CallSchema>;

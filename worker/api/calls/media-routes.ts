@@ -1,0 +1,76 @@
+// A call's media: the recording, a recording token for players without an Authorization
+// header, and the packet captures.
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticated, authenticatedOrRecordingToken } from "../auth/access.ts";
+import { depsOf, type Api } from "../context.ts";
+import { binaryBody, errors, jsonBody } from "../responses.ts";
+import { pcapResponse, recordingResponse, recordingToken } from "./media-service.ts";
+import { CallIdParam, MediaTokenSchema, RecordingQuery } from "./schemas.ts";
+
+const tags = ["Calls"];
+
+const recordingTokenRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/recording-token",
+  tags,
+  summary: "A short-lived link to the recording, for players that cannot send an Authorization header",
+  description:
+    "The link carries a signed token as `t`, good for this call's recording only and for `expires_in` seconds. " +
+    "It is not an access token and is accepted nowhere else.",
+  ...authenticated,
+  request: { params: CallIdParam },
+  responses: { 200: jsonBody(MediaTokenSchema, "Media token"), ...errors(401, 404) },
+});
+
+const recordingRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/recording",
+  tags,
+  summary: "The call's recording (WAV), whole or one byte range",
+  description:
+    "Authorised by a bearer token or an API key, or by a recording token in `t` (then no Authorization header is needed). " +
+    "A single `Range: bytes=` request answers 206 with that part, so players can seek.",
+  ...authenticatedOrRecordingToken,
+  request: {
+    params: CallIdParam,
+    query: RecordingQuery,
+    headers: z.object({
+      range: z.string().optional().openapi({ description: "One byte range, e.g. bytes=0-1023", example: "bytes=0-1023" }),
+    }),
+  },
+  responses: {
+    200: binaryBody("The recording", "audio/wav"),
+    206: {
+      ...binaryBody("The requested part of the recording", "audio/wav"),
+      headers: { "Content-Range": { description: "bytes <first>-<last>/<size>", schema: { type: "string" } } },
+    },
+    ...errors(401, 404, 416),
+  },
+});
+
+const pcapRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/pcap",
+  tags,
+  summary: "The packet capture: one media leg's pcap, or a zip of every leg's",
+  ...authenticated,
+  request: { params: CallIdParam },
+  responses: {
+    200: binaryBody(
+      "The capture file (application/vnd.tcpdump.pcap), or a zip holding caller.pcap and callee.pcap when there were several media legs",
+      "application/vnd.tcpdump.pcap",
+      "application/zip",
+    ),
+    ...errors(401, 404),
+  },
+});
+
+export function registerCallMedia(api: Api) {
+  api.openapi(recordingTokenRoute, async (c) =>
+    c.json(await recordingToken(depsOf(c), c.var.principal, c.req.valid("param").call_id, c.req.url), 200),
+  );
+  api.openapi(recordingRoute, async (c) =>
+    recordingResponse(depsOf(c), c.var.principal, c.req.valid("param").call_id, c.req.valid("header").range),
+  );
+  api.openapi(pcapRoute, async (c) => pcapResponse(depsOf(c), c.var.principal, c.req.valid("param").call_id));
+}

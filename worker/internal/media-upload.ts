@@ -1,0 +1,109 @@
+// PUT /internal/calls/{call_id}/media/{name}: a SIP node uploads a call's recording or one media
+// leg's capture when the call ends. The body streams into R2 (never held in memory) under
+// calls/{customer_id}/{call_id}/{name}; then the call row points at it. Uploading again
+// overwrites the object and changes nothing else, so a node may retry freely.
+import { eq, sql } from "drizzle-orm";
+import type { z } from "zod";
+import { calls } from "../../schema/calls.ts";
+import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, MediaName, type MediaUploadResponse } from "../../schema/node-api.ts";
+import type { Bindings } from "../env.ts";
+import type { Db } from "../lib/db.ts";
+import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
+import { nowIso } from "../lib/time.ts";
+
+type Deps = { env: Bindings; db: Db };
+
+/** Where a call's media lives in the MEDIA bucket. */
+export const mediaKey = (customerId: string, callId: string, name: MediaName) => `calls/${customerId}/${callId}/${name}`;
+
+/** The declared body length: required (R2 needs a known length to take a stream), and bounded. */
+function declaredLength(request: Request): number {
+  const header = request.headers.get("Content-Length");
+  if (header === null) throw new ApiError(411, "Content-Length required");
+  if (!/^\d+$/.test(header.trim())) throw badRequest("Content-Length must be a number of bytes");
+  const length = Number(header.trim());
+  if (length > MAX_MEDIA_BYTES) throw new ApiError(413, `The largest upload is ${MAX_MEDIA_BYTES} bytes`);
+  if (length === 0) throw invalidField(["body"], "The body is empty", "missing");
+  return length;
+}
+
+export async function uploadMedia(
+  deps: Deps,
+  callId: string,
+  rawName: string,
+  request: Request,
+): Promise<z.infer<typeof MediaUploadResponse>> {
+  const parsed = MediaName.safeParse(rawName);
+  if (!parsed.success) {
+    const names = MediaName.options.map((n) => `'${n}'`).join(", ");
+    throw invalidField(["path", "name"], `name must be one of ${names}`, "enum");
+  }
+  const name = parsed.data;
+  const length = declaredLength(request);
+  const call = await deps.db
+    .select({ id: calls.id, customerId: calls.customerId })
+    .from(calls)
+    .where(eq(calls.id, callId))
+    .get();
+  if (!call) throw notFound("Call not found");
+
+  const key = mediaKey(call.customerId, call.id, name);
+  const object = await streamToR2(deps.env.MEDIA, key, request, length, MEDIA_CONTENT_TYPES[name]);
+
+  if (name === "recording.wav") {
+    await deps.db
+      .update(calls)
+      .set({ recordingWavPath: key, recordingAvailable: true, updatedAt: nowIso() })
+      .where(eq(calls.id, call.id));
+  } else {
+    // One statement, so the caller's and the callee's uploads can race without losing either:
+    // the key joins the list once, caller's capture first.
+    const paths = sql`(SELECT json_group_array(value) FROM (
+        SELECT value FROM (
+          SELECT value FROM json_each(coalesce(${calls.recordingPcapPaths}, '[]')) UNION SELECT ${key}
+        ) WHERE value IS NOT NULL
+        ORDER BY CASE WHEN value LIKE '%/caller.pcap' THEN 0 WHEN value LIKE '%/callee.pcap' THEN 1 ELSE 2 END, value
+      ))`;
+    await deps.db
+      .update(calls)
+      .set({ recordingPcapPaths: paths, updatedAt: nowIso() })
+      .where(eq(calls.id, call.id));
+  }
+  return { key, size: object.size };
+}
+
+/**
+ * Pipes the request body into R2 through a stream of the declared length. The bytes are counted
+ * on the way, so a body shorter or longer than its Content-Length is told apart from a failing
+ * bucket (400 rather than 500); either way the put fails and nothing is stored.
+ */
+async function streamToR2(bucket: R2Bucket, key: string, request: Request, length: number, contentType: string) {
+  let seen = 0;
+  let mismatch = false;
+  const fail = () => {
+    mismatch = true;
+    return new Error("body length differs from Content-Length");
+  };
+  const counted = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > length) throw fail();
+      controller.enqueue(chunk);
+    },
+    flush() {
+      if (seen !== length) throw fail();
+    },
+  });
+  const { readable, writable } = new FixedLengthStream(length);
+  const body = request.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  const pump = body.pipeThrough(counted).pipeTo(writable).catch(() => {});
+  try {
+    const object = await bucket.put(key, readable, { httpMetadata: { contentType } });
+    await pump;
+    return object!;
+  } catch (err) {
+    await pump;
+    if (mismatch) throw badRequest("The body does not match its Content-Length");
+    throw err;
+  }
+}
