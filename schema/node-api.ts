@@ -71,6 +71,22 @@ export const AdmissionIgnore = z.object({ decision: z.literal("ignore") });
 export const AdmitResponse = z.discriminatedUnion("decision", [AdmissionTicket, AdmissionRejection, AdmissionIgnore]);
 export type AdmitResponse = z.infer<typeof AdmitResponse>;
 
+/** The media of one leg: live for the inspector (a `stats` command), final in the call-end event. */
+export const LiveLegStats = z.object({
+  endpoint: z.string().nullable().optional(),
+  packets: z.number().int().default(0),
+  bytes: z.number().int().default(0),
+  errors: z.number().int().default(0),
+  last_packet: z.iso.datetime().nullable().optional(),
+  ssrc: z.number().int().nullable().optional(),
+  lost: z.number().int().nullable().optional(),
+  loss_pct: z.number().nullable().optional(),
+  jitter_ms: z.number().nullable().optional(),
+  rtt_ms: z.number().nullable().optional(),
+  mos: z.number().nullable().optional(),
+});
+export type LiveLegStats = z.infer<typeof LiveLegStats>;
+
 // ---- Call events: POST /internal/calls/{call_id}/events ----
 
 export const SipLogMessage = z.object({
@@ -96,13 +112,6 @@ export const DtmfEvent = z.object({
   source: z.string().nullable().optional(),
 });
 
-const LegQuality = z.object({
-  mos: z.number().nullable().optional(),
-  jitter_ms: z.number().nullable().optional(),
-  packet_loss_pct: z.number().nullable().optional(),
-  packets: z.number().int().optional(),
-});
-
 export const RingingEvent = z.object({ type: z.literal("ringing"), at: z.iso.datetime(), early_media: z.boolean().optional() });
 export const AnsweredEvent = z.object({ type: z.literal("answered"), at: z.iso.datetime(), codec: z.string().nullable().optional() });
 export const EndedEvent = z.object({
@@ -122,7 +131,8 @@ export const EndedEvent = z.object({
   mos: z.number().nullable().optional(),
   jitter_ms: z.number().nullable().optional(),
   packet_loss_pct: z.number().nullable().optional(),
-  qos: z.object({ caller: LegQuality.optional(), callee: LegQuality.optional() }).passthrough().nullable().optional(),
+  /** Per leg, what the relay measured on the packets each party sent. */
+  qos: z.object({ caller: LiveLegStats, callee: LiveLegStats }).nullable().optional(),
   dtmf: z.array(DtmfEvent).max(1000).nullable().optional(),
   ladder: z.array(SipLogMessage).max(500).optional(),
 });
@@ -154,21 +164,6 @@ export const MEDIA_CONTENT_TYPES: Record<MediaName, string> = {
 export const MAX_MEDIA_BYTES = 512 * 1024 * 1024;
 export const MediaUploadResponse = z.object({ key: z.string(), size: z.number().int() });
 
-/** Live media of one leg for the inspector (the node's answer to a `stats` command). */
-export const LiveLegStats = z.object({
-  endpoint: z.string().nullable().optional(),
-  packets: z.number().int().default(0),
-  bytes: z.number().int().default(0),
-  errors: z.number().int().default(0),
-  last_packet: z.iso.datetime().nullable().optional(),
-  ssrc: z.number().int().nullable().optional(),
-  lost: z.number().int().nullable().optional(),
-  loss_pct: z.number().nullable().optional(),
-  jitter_ms: z.number().nullable().optional(),
-  rtt_ms: z.number().nullable().optional(),
-  mos: z.number().nullable().optional(),
-});
-export type LiveLegStats = z.infer<typeof LiveLegStats>;
 
 // ---- Whitelist snapshot: GET /internal/whitelist?since=<version> ----
 

@@ -1,5 +1,7 @@
 // The SIP node's whole configuration, validated once at start. Nothing else in sip-node/
 // reads process.env: main passes the environment here and hands the result down.
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -19,6 +21,14 @@ const SipNodeConfigSchema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     /** A destination that rings this long without answering is cancelled (the caller hears 480). */
     NO_ANSWER_SECONDS: z.coerce.number().int().min(1).max(600).default(90),
+    /** The address RTP sockets bind to; the SIP bind address by default. */
+    RTP_BIND: z.union([z.ipv4(), z.ipv6()], { error: "must be an IPv4 or IPv6 address" }).optional(),
+    /** An answered call with no RTP either way for this long is ended (end_reason media_timeout). */
+    RTP_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(3600).default(60),
+    /** The same while a side holds the call (sendonly, recvonly, inactive): silence is expected. */
+    RTP_HOLD_TIMEOUT_SECONDS: z.coerce.number().min(1).max(86_400).default(7200),
+    /** Where recordings and captures are written until the Worker has them. */
+    MEDIA_SPOOL_DIR: z.string().min(1).optional(),
   })
   .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
     message: "RTP_PORT_MIN must be below RTP_PORT_MAX",
@@ -27,7 +37,7 @@ const SipNodeConfigSchema = z
 
 export type SipNodeConfig = {
   sip: { bind: string; port: number; publicAddress: string };
-  rtp: { portMin: number; portMax: number };
+  media: { portMin: number; portMax: number; bind: string; timeoutMs: number; holdTimeoutMs: number; spoolDir: string };
   worker: { url: string; nodeToken: string };
   nodeId: string;
   region: string;
@@ -45,7 +55,14 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
   const c = parsed.data;
   return {
     sip: { bind: c.SIP_BIND, port: c.SIP_PORT, publicAddress: c.SIP_PUBLIC_ADDRESS ?? c.SIP_BIND },
-    rtp: { portMin: c.RTP_PORT_MIN, portMax: c.RTP_PORT_MAX },
+    media: {
+      portMin: c.RTP_PORT_MIN,
+      portMax: c.RTP_PORT_MAX,
+      bind: c.RTP_BIND ?? c.SIP_BIND,
+      timeoutMs: c.RTP_TIMEOUT_SECONDS * 1000,
+      holdTimeoutMs: c.RTP_HOLD_TIMEOUT_SECONDS * 1000,
+      spoolDir: c.MEDIA_SPOOL_DIR ?? join(tmpdir(), "call-shield-media"),
+    },
     worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN },
     nodeId: c.NODE_ID,
     region: c.REGION,

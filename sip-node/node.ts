@@ -4,6 +4,7 @@ import { B2bua } from "./b2bua/b2bua.ts";
 import type { SipNodeConfig } from "./config.ts";
 import { HubSocket } from "./control/hub-socket.ts";
 import { WhitelistFilter } from "./control/whitelist.ts";
+import { MediaEngine } from "./media/engine.ts";
 import { DestinationMonitor } from "./monitor/monitor.ts";
 import { sendOptions } from "./monitor/options-pinger.ts";
 import type { HubCommand } from "../schema/node-api.ts";
@@ -14,6 +15,7 @@ import { DualTransport, UdpTransport } from "./sip/transport.ts";
 
 export type SipNode = {
   b2bua: B2bua;
+  media: MediaEngine;
   hub: HubSocket;
   monitor: DestinationMonitor;
   layer: TransactionLayer;
@@ -34,7 +36,8 @@ export async function startSipNode(
   // TCP on the same port number as UDP (an ephemeral UDP port in tests gives TCP the same number).
   const tcp = await TcpTransport.bind(config.sip.bind, udp.local.port, config.sip.publicAddress);
   const transport = new DualTransport(udp, tcp);
-  const b2bua = new B2bua({ worker, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, noAnswerSeconds: config.noAnswerSeconds, log });
+  const media = new MediaEngine({ ...config.media, publicAddress: config.sip.publicAddress }, worker, log);
+  const b2bua = new B2bua({ worker, media, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, noAnswerSeconds: config.noAnswerSeconds, log });
   const layer = new TransactionLayer(transport, b2bua, options.timers ?? RFC_TIMERS);
   b2bua.attach(layer);
   layer.onInternalError = (err, from) => log(`dropped a message from ${from.address}:${from.port}: ${String(err)}`);
@@ -49,8 +52,14 @@ export async function startSipNode(
         return sendOptions(layer, local, command);
       case "hangup":
         return { hung_up: b2bua.hangUp(command.call_id) };
-      case "stats":
-        return { active_calls: b2bua.activeCalls, transactions: layer.activeTransactions };
+      case "stats": {
+        const legs = b2bua.mediaStats(command.call_id);
+        return {
+          active_calls: b2bua.activeCalls,
+          transactions: layer.activeTransactions,
+          media: legs ? { sampled_at: new Date().toISOString(), legs } : null,
+        };
+      }
       case "transfer":
         throw new Error("transfer is not supported by this node yet");
     }
@@ -62,6 +71,7 @@ export async function startSipNode(
   }, options.whitelistPollMs ?? 2_000);
   return {
     b2bua,
+    media,
     hub,
     monitor,
     layer,
@@ -70,6 +80,7 @@ export async function startSipNode(
     async stop() {
       clearInterval(poll);
       monitor.stop();
+      media.stop();
       hub.close();
       await layer.close();
     },

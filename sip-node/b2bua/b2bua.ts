@@ -5,6 +5,7 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { WhitelistFilter } from "../control/whitelist.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
+import type { MediaEngine } from "../media/engine.ts";
 import { header } from "../sip/headers.ts";
 import type { SipParseError, SipRequest, SipResponse } from "../sip/message.ts";
 import { parseNameAddr, SipMessageError } from "../sip/parser.ts";
@@ -15,6 +16,7 @@ import { reasonPhrase } from "./causes.ts";
 
 export type B2buaOptions = {
   worker: WorkerClient;
+  media: MediaEngine;
   whitelist: WhitelistFilter;
   nodeId: string;
   publicAddress: string;
@@ -52,6 +54,12 @@ export class B2bua implements TransactionUser {
     return false;
   }
 
+  /** The live media of a call this node carries, for the inspector; null when it is not here. */
+  mediaStats(callId: string) {
+    for (const session of this.sessions) if (session.ticket?.call_id === callId) return session.mediaStats();
+    return null;
+  }
+
   onRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
     const toTag = parseNameAddr(header(request, "To") ?? "").tag;
     if (toTag) {
@@ -73,7 +81,7 @@ export class B2bua implements TransactionUser {
   onAck(ack: SipRequest): void {
     const toTag = parseNameAddr(header(ack, "To") ?? "").tag;
     const found = toTag ? this.dialogs.get(`${header(ack, "Call-ID")}|${toTag}`) : undefined;
-    found?.session.onAck(found.leg);
+    found?.session.onAck(found.leg, ack);
   }
 
   /**
@@ -98,6 +106,7 @@ export class B2bua implements TransactionUser {
     return {
       layer: this.layer,
       worker: this.options.worker,
+      media: this.options.media,
       nodeId: this.options.nodeId,
       noAnswerMs: this.options.noAnswerSeconds * 1000,
       local: { address: this.options.publicAddress, port: this.layer.transport.local.port },

@@ -10,11 +10,15 @@ import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
 import { BRANCH_MAGIC, responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
+import type { MediaEngine } from "../media/engine.ts";
+import type { MediaRelay, MediaSummary, Side } from "../media/relay.ts";
+import { firstCodec, parseSdpAudio, rewriteSdp } from "../media/sdp.ts";
 import { q850Of, reasonPhrase } from "./causes.ts";
 
 export type SessionHost = {
   layer: TransactionLayer;
   worker: WorkerClient;
+  media: MediaEngine;
   nodeId: string;
   noAnswerMs: number;
   /** Our address for Via and Contact. */
@@ -30,6 +34,7 @@ export type Leg = "a" | "b";
 const token = (bytes = 8) => randomBytes(bytes).toString("hex");
 const newBranch = () => `${BRANCH_MAGIC}${token(10)}`;
 const MAX_LADDER = 200;
+const sideOf = (leg: Leg): Side => (leg === "a" ? "caller" : "callee");
 
 type Dialog = {
   callId: string;
@@ -64,6 +69,9 @@ export class CallSession {
   private limitTimer: ReturnType<typeof setTimeout> | null = null;
   private noAnswerTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly ladder: SipLogMessage[] = [];
+  private relay: MediaRelay | null = null;
+  /** Late offer: the caller's INVITE had no SDP, so its ACK carries the answer the callee needs. */
+  private pendingAckToB: SipRequest | null = null;
 
   constructor(host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint) {
     this.host = host;
@@ -121,6 +129,13 @@ export class CallSession {
     }
     this.ticket = admission;
     if (this.cancelled) return this.finishUnanswered(487, "cancelled", "caller");
+    const recorded = admission.processing !== "relay_only";
+    this.relay = await this.host.media.open(admission.call_id, { record: recorded, capture: recorded }).catch((err: unknown) => {
+      this.host.log(`no media for ${admission.call_id}: ${String(err)}`);
+      return null;
+    });
+    if (!this.relay) return this.finishUnanswered(503, "no_media_port", "platform");
+    if (this.cancelled) return this.finishUnanswered(487, "cancelled", "caller");
     await this.callDestination();
   }
 
@@ -156,7 +171,7 @@ export class CallSession {
 
   private sendInviteToB(authorization?: [string, string]): void {
     const b = this.b!;
-    const request = this.requestOn(b, "INVITE", b.remoteTarget, this.invite.body);
+    const request = this.requestOn(b, "INVITE", b.remoteTarget, this.anchor("a", this.invite.body));
     const type = header(this.invite, "Content-Type");
     if (type) setHeader(request.headers, "Content-Type", type);
     if (authorization) request.headers.push(authorization);
@@ -176,7 +191,7 @@ export class CallSession {
       this.ringingAt ??= Date.now();
       if (response.body.length > 0) this.earlyMedia = true;
       this.state = "early";
-      this.replyToA(status, response.reason, response.body, header(response, "Content-Type"));
+      this.replyToA(status, response.reason, this.anchor("b", response.body), header(response, "Content-Type"));
       return;
     }
     if (status < 300) return this.answered(response);
@@ -195,10 +210,12 @@ export class CallSession {
     b.remoteTag = parseNameAddr(header(response, "To")!).tag;
     const contact = header(response, "Contact");
     if (contact) b.remoteTarget = parseNameAddr(contact).uri;
-    // We end the B leg's INVITE at once with its ACK (RFC 3261 §13.2.2.4).
+    // We end the B leg's INVITE at once with its ACK (RFC 3261 §13.2.2.4), unless the ACK must
+    // carry the caller's answer to an offer the callee made in this 200 (late offer).
     const ack = this.requestOn(b, "ACK", b.remoteTarget, new Uint8Array(0), parseCSeq(header(this.bInvite!, "CSeq")!).seq);
-    this.host.layer.sendStateless(ack, b.endpoint);
-    this.record("out", ack, this.host.local, b.endpoint);
+    const lateOffer = this.invite.body.length === 0 && response.body.length > 0 && !this.cancelled;
+    if (lateOffer) this.pendingAckToB = ack;
+    else this.sendAckToB(ack);
     if (this.cancelled) {
       // The caller gave up as the callee answered: hang the callee up.
       this.bye("b");
@@ -207,8 +224,9 @@ export class CallSession {
     this.answeredAt = Date.now();
     this.state = "confirmed";
     this.codec = codecOf(response.body);
-    this.report({ type: "answered", at: new Date(this.answeredAt).toISOString(), codec: this.codec });
-    const ok = this.responseToA(200, "OK", response.body, header(response, "Content-Type"));
+    void this.report({ type: "answered", at: new Date(this.answeredAt).toISOString(), codec: this.codec });
+    this.host.media.watch(this.relay!, () => this.hangUp("media_timeout"));
+    const ok = this.responseToA(200, "OK", this.anchor("b", response.body), header(response, "Content-Type"));
     this.inviteTx.respond(ok);
     this.record("out", ok, this.host.local, this.caller);
     this.retransmitOk(ok);
@@ -233,11 +251,24 @@ export class CallSession {
     if (this.caller.protocol === "udp") this.okTimer = setTimeout(tick, interval);
   }
 
-  onAck(leg: Leg): void {
+  onAck(leg: Leg, ack: SipRequest): void {
     if (leg === "a" && this.awaitingAck) {
       this.awaitingAck = false;
       if (this.okTimer) clearTimeout(this.okTimer);
     }
+    if (leg === "a" && this.pendingAckToB) {
+      const toB = this.pendingAckToB;
+      this.pendingAckToB = null;
+      toB.body = this.anchor("a", ack.body);
+      const type = header(ack, "Content-Type");
+      if (type && toB.body.length > 0) setHeader(toB.headers, "Content-Type", type);
+      this.sendAckToB(toB);
+    }
+  }
+
+  private sendAckToB(ack: SipRequest): void {
+    this.host.layer.sendStateless(ack, this.b!.endpoint);
+    this.record("out", ack, this.host.local, this.b!.endpoint);
   }
 
   /** A request inside the dialog of one leg: BYE ends the call; others pass to the other leg. */
@@ -251,8 +282,9 @@ export class CallSession {
     }
     const otherDialog = leg === "a" ? this.b : this.a;
     if (!otherDialog || this.state === "ended") return this.respond(tx, request, 481, leg);
-    // re-INVITE, UPDATE, INFO and the like pass through with their body.
-    const forwarded = this.requestOn(otherDialog, request.method, otherDialog.remoteTarget, request.body);
+    // re-INVITE, UPDATE, INFO and the like pass through, their SDP anchored at our relay.
+    const other: Leg = leg === "a" ? "b" : "a";
+    const forwarded = this.requestOn(otherDialog, request.method, otherDialog.remoteTarget, this.anchor(leg, request.body));
     const type = header(request, "Content-Type");
     if (type) setHeader(forwarded.headers, "Content-Type", type);
     this.send(forwarded, otherDialog.endpoint, (response) => {
@@ -263,7 +295,7 @@ export class CallSession {
         this.host.layer.sendStateless(ack, otherDialog.endpoint);
       }
       const relayed = responseTo(request, response.status, response.reason, (leg === "a" ? this.a : this.b!).localTag);
-      relayed.body = response.body;
+      relayed.body = this.anchor(other, response.body);
       const rtype = header(response, "Content-Type");
       if (rtype) setHeader(relayed.headers, "Content-Type", rtype);
       setHeader(relayed.headers, "Contact", this.contact(from.protocol));
@@ -343,12 +375,29 @@ export class CallSession {
     if (this.state === "ended") return;
     this.state = "ended";
     for (const timer of [this.limitTimer, this.okTimer, this.noAnswerTimer]) if (timer) clearTimeout(timer);
+    if (this.pendingAckToB) this.sendAckToB(this.pendingAckToB);
     this.host.unregister(this);
     if (!this.ticket) return;
+    const endedAt = new Date();
+    void this.closeMedia().then((media) => this.reportEnd(endedAt, hangupBy, reason, status, media));
+  }
+
+  /** Closes the relay; its files go to the Worker after the end is reported. */
+  private async closeMedia(): Promise<MediaSummary | null> {
+    const relay = this.relay;
+    this.relay = null;
+    if (!relay) return null;
+    return this.host.media.close(relay).catch((err: unknown) => {
+      this.host.log(`media of ${this.ticket?.call_id}: ${String(err)}`);
+      return null;
+    });
+  }
+
+  private async reportEnd(endedAt: Date, hangupBy: "caller" | "callee" | "platform", reason: string | null, status: number, media: MediaSummary | null) {
     const finalStatus = this.answeredAt ? 200 : status;
-    this.report({
+    await this.report({
       type: "ended",
-      at: new Date().toISOString(),
+      at: endedAt.toISOString(),
       answered_at: this.answeredAt ? new Date(this.answeredAt).toISOString() : null,
       sip_code: finalStatus,
       hangup_by: hangupBy,
@@ -359,13 +408,44 @@ export class CallSession {
       early_media: this.earlyMedia,
       codec: this.codec,
       ladder: this.ladder,
+      ...(media && {
+        media_ip: media.media_ip,
+        mos: media.mos,
+        jitter_ms: media.jitter_ms,
+        packet_loss_pct: media.packet_loss_pct,
+        qos: media.qos,
+        dtmf: media.dtmf,
+      }),
     });
+    if (media?.files.length) await this.host.media.upload(this.ticket!.call_id, media.files);
   }
 
-  private report(event: CallEvent): void {
+  private report(event: CallEvent): Promise<void> {
     const callId = this.ticket?.call_id;
-    if (!callId) return;
-    this.host.worker.event(callId, event).catch((err: unknown) => this.host.log(`event ${event.type} for ${callId}: ${String(err)}`));
+    if (!callId) return Promise.resolve();
+    return this.host.worker.event(callId, event).then(
+      () => {},
+      (err: unknown) => this.host.log(`event ${event.type} for ${callId}: ${String(err)}`),
+    );
+  }
+
+  /** Live media of the call for the inspector. */
+  mediaStats() {
+    return this.relay?.stats() ?? null;
+  }
+
+  /**
+   * An SDP body from one leg, on its way to the other: tells the relay where that party wants
+   * its RTP and rewrites the connection to the relay's port facing the other party.
+   */
+  private anchor(from: Leg, body: Uint8Array): Uint8Array {
+    if (body.length === 0 || !this.relay) return body;
+    const sdp = new TextDecoder().decode(body);
+    const media = parseSdpAudio(sdp);
+    if (!media) return body;
+    this.relay.setRemote(sideOf(from), media, firstCodec(media, sdp));
+    const towards: Side = from === "a" ? "callee" : "caller";
+    return new TextEncoder().encode(rewriteSdp(sdp, this.relay.publicAddress, this.relay.localPort(towards)));
   }
 
   private replyToA(status: number, reason?: string, body?: Uint8Array, contentType?: string | null): void {

@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
 
@@ -7,7 +9,14 @@ describe("SIP node configuration", () => {
   it("defaults to loopback on 5060 and the local Worker", () => {
     expect(loadSipNodeConfig({ NODE_TOKEN: token })).toEqual({
       sip: { bind: "127.0.0.1", port: 5060, publicAddress: "127.0.0.1" },
-      rtp: { portMin: 20_000, portMax: 29_999 },
+      media: {
+        portMin: 20_000,
+        portMax: 29_999,
+        bind: "127.0.0.1",
+        timeoutMs: 60_000,
+        holdTimeoutMs: 7_200_000,
+        spoolDir: join(tmpdir(), "call-shield-media"),
+      },
       worker: { url: "http://127.0.0.1:8787", nodeToken: token },
       nodeId: "local-1",
       region: "ca",

@@ -29,7 +29,8 @@ export type Stack = {
 
 
 
-export async function startStack(): Promise<Stack> {
+/** `env` overrides the node's settings (e.g. a short RTP timeout for the media tests). */
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const state = mkdtempSync(join(tmpdir(), "sip-stack-"));
   const secret = () => randomBytes(32).toString("base64url");
   const nodeToken = secret();
@@ -48,6 +49,11 @@ export async function startStack(): Promise<Stack> {
     NODE_ID: "test-node",
     // Short, so the no-answer test does not wait the production 90 s.
     NO_ANSWER_SECONDS: "3",
+    // Longer than any call of these tests that sends no RTP, shorter than a test can wait.
+    RTP_TIMEOUT_SECONDS: "5",
+    RTP_PORT_MIN: String(30_000 + (process.pid % 100) * 200),
+    RTP_PORT_MAX: String(30_000 + (process.pid % 100) * 200 + 199),
+    ...env,
   });
   const node = await startSipNode(config, { whitelistPollMs: 200 });
   return {
@@ -127,20 +133,27 @@ export function sipp(args: string[], timeoutSec = 30): Promise<SippResult> {
   });
 }
 
+/** A scenario file with its `__KEY__` placeholders filled in. */
+function scenarioFile(scenario: string, fill: Record<string, string>): string {
+  if (Object.keys(fill).length === 0) return join(scenarios, scenario);
+  let xml = readFileSync(join(scenarios, scenario), "utf8");
+  for (const [key, value] of Object.entries(fill)) xml = xml.replaceAll(`__${key}__`, value);
+  const file = join(mkdtempSync(join(tmpdir(), "sipp-")), scenario);
+  writeFileSync(file, xml);
+  return file;
+}
+
+/** Where a sipp's RTP comes from (sipp's own default, 6000, would collide between instances). */
+const mediaPort = async () => ["-mp", String(await freeUdpPort())];
+
 /** The UAS side: listens on `port` for one call with the given scenario (UDP, or TCP with `tcp`). */
-export const uas = (scenario: string, port: number, tcp = false) =>
-  sipp(["-sf", join(scenarios, scenario), "-i", "127.0.0.1", "-p", String(port), ...(tcp ? ["-t", "t1"] : [])]);
+export const uas = async (scenario: string, port: number, tcp = false, fill: Record<string, string> = {}) =>
+  sipp(["-sf", scenarioFile(scenario, fill), "-i", "127.0.0.1", "-p", String(port), ...(await mediaPort()), ...(tcp ? ["-t", "t1"] : [])]);
 
 /** The UAC side: one call from `src` to the node. */
-export function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}, tcp = false) {
-  let file = join(scenarios, scenario);
-  if (Object.keys(fill).length > 0) {
-    let xml = readFileSync(file, "utf8");
-    for (const [key, value] of Object.entries(fill)) xml = xml.replaceAll(`__${key}__`, value);
-    file = join(mkdtempSync(join(tmpdir(), "sipp-")), scenario);
-    writeFileSync(file, xml);
-  }
-  return sipp(["-sf", file, "-i", src, "-p", "0", "-s", dialed, ...(tcp ? ["-t", "t1"] : []), `127.0.0.1:${stack.node.port}`]);
+export async function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}, tcp = false) {
+  const file = scenarioFile(scenario, fill);
+  return sipp(["-sf", file, "-i", src, "-p", "0", ...(await mediaPort()), "-s", dialed, ...(tcp ? ["-t", "t1"] : []), `127.0.0.1:${stack.node.port}`]);
 }
 
 /** Sends raw bytes from `src` and collects whatever comes back within `waitMs`. */

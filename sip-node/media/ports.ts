@@ -1,0 +1,74 @@
+// RTP ports from the configured range: an even port for RTP and the next one for RTCP
+// (RFC 3550 §11), handed out round-robin so a port just released is not reused at once
+// (late packets of the old call would land in the new one).
+import { createSocket, type Socket } from "node:dgram";
+
+export type PortPair = { rtp: Socket; rtcp: Socket; port: number };
+
+export class PortAllocator {
+  private readonly min: number;
+  private readonly max: number;
+  private readonly inUse = new Set<number>();
+  private next: number;
+  private readonly bindAddress: string;
+
+  constructor(range: { portMin: number; portMax: number }, bindAddress: string) {
+    this.min = range.portMin + (range.portMin % 2);
+    this.max = range.portMax - 1;
+    this.next = this.min;
+    this.bindAddress = bindAddress;
+  }
+
+  get capacity(): number {
+    return Math.floor((this.max - this.min) / 2) + 1;
+  }
+
+  get used(): number {
+    return this.inUse.size;
+  }
+
+  /** Binds the next free pair; throws when the whole range is taken. */
+  async allocate(): Promise<PortPair> {
+    for (let tries = 0; tries < this.capacity; tries++) {
+      const port = this.next;
+      this.next = port + 2 > this.max ? this.min : port + 2;
+      if (this.inUse.has(port)) continue;
+      this.inUse.add(port);
+      const pair = await this.bindPair(port).catch(() => null);
+      if (pair) return pair;
+      // Something outside the node holds it: skip it this round.
+      this.inUse.delete(port);
+    }
+    throw new Error("no free RTP port in the configured range");
+  }
+
+  release(pair: PortPair): void {
+    pair.rtp.close();
+    pair.rtcp.close();
+    this.inUse.delete(pair.port);
+  }
+
+  private async bindPair(port: number): Promise<PortPair> {
+    const rtp = await this.bind(port);
+    const rtcp = await this.bind(port + 1).catch((err: unknown) => {
+      rtp.close();
+      throw err;
+    });
+    return { rtp, rtcp, port };
+  }
+
+  private bind(port: number): Promise<Socket> {
+    const socket = createSocket({ type: this.bindAddress.includes(":") ? "udp6" : "udp4", recvBufferSize: 256 << 10 });
+    return new Promise((resolve, reject) => {
+      socket.once("error", (err) => {
+        socket.close();
+        reject(err);
+      });
+      socket.bind(port, this.bindAddress, () => {
+        socket.removeAllListeners("error");
+        socket.on("error", () => {});
+        resolve(socket);
+      });
+    });
+  }
+}

@@ -1,0 +1,283 @@
+// One call's media, anchored at the node: a port pair facing the caller and one facing the
+// callee. Each RTP datagram is checked against the side's peer, measured (loss, jitter, DTMF),
+// recorded and captured, its header rewritten in place when the sender changed, and sent on
+// out of the other side. Nothing on this path allocates beyond the datagram Node hands us.
+import type { RemoteInfo, Socket } from "node:dgram";
+import { join } from "node:path";
+import type { LiveLegStats, MediaName } from "../../schema/node-api.ts";
+import { DtmfDetector, type DtmfEvent } from "./dtmf.ts";
+import { PcapWriter, type PcapEndpoint } from "./pcap.ts";
+import type { PortAllocator, PortPair } from "./ports.ts";
+import { StreamQuality } from "./quality.ts";
+import { StereoRecorder } from "./recorder.ts";
+import { isRtcp, isRtp, payloadStart, payloadEnd, payloadType, sequenceOf, ssrcOf, StreamContinuity, timestampOf } from "./rtp.ts";
+import type { SdpMedia } from "./sdp.ts";
+
+export type Side = "caller" | "callee";
+type Law = "PCMU" | "PCMA";
+
+export type RelayOptions = {
+  callId: string;
+  /** The address we put in SDP (where peers send their RTP). */
+  publicAddress: string;
+  /** Record a stereo WAV (processing full or record_only). */
+  record: boolean;
+  /** Write a pcap per leg. */
+  capture: boolean;
+  spoolDir: string;
+};
+
+export type MediaFile = { name: MediaName; path: string };
+
+export type MediaSummary = {
+  mos: number | null;
+  jitter_ms: number | null;
+  packet_loss_pct: number | null;
+  qos: { caller: LiveLegStats; callee: LiveLegStats } | null;
+  dtmf: DtmfEvent[];
+  files: MediaFile[];
+  media_ip: string;
+};
+
+/** One side of the relay: the sockets facing one party and what we learn from its packets. */
+class RelaySide {
+  readonly name: Side;
+  readonly pair: PortPair;
+  readonly local: PcapEndpoint;
+  remote: PcapEndpoint | null = null;
+  remoteRtcpPort = 0;
+  latched = false;
+  packets = 0;
+  bytes = 0;
+  errors = 0;
+  lastPacketMs = 0;
+  ssrc: number | null = null;
+  readonly quality = new StreamQuality();
+  dtmf: DtmfDetector | null = null;
+  readonly continuity = new StreamContinuity();
+  pcap: PcapWriter | null = null;
+  direction: SdpMedia["direction"] = "sendrecv";
+
+  constructor(name: Side, pair: PortPair, publicAddress: string) {
+    this.name = name;
+    this.pair = pair;
+    this.local = { address: publicAddress, port: pair.port };
+  }
+
+  /** Symmetric RTP: the first packet's source becomes the peer (NAT); others are refused. */
+  accepts(from: RemoteInfo): boolean {
+    if (this.latched) return from.port === this.remote!.port && from.address === this.remote!.address;
+    this.remote = { address: from.address, port: from.port };
+    this.latched = true;
+    return true;
+  }
+
+  stats(): LiveLegStats {
+    const q = this.quality.snapshot();
+    return {
+      endpoint: this.remote ? `${this.remote.address}:${this.remote.port}` : null,
+      packets: this.packets,
+      bytes: this.bytes,
+      errors: this.errors,
+      last_packet: this.lastPacketMs ? new Date(this.lastPacketMs).toISOString() : null,
+      ssrc: this.ssrc,
+      lost: q.lost,
+      loss_pct: q.loss_pct,
+      jitter_ms: q.jitter_ms,
+      rtt_ms: q.rtt_ms,
+      mos: q.mos,
+    };
+  }
+}
+
+export class MediaRelay {
+  readonly callId: string;
+  readonly openedAt = Date.now();
+  private readonly sides: Record<Side, RelaySide>;
+  private readonly options: RelayOptions;
+  private readonly ports: PortAllocator;
+  private recorder: StereoRecorder | null = null;
+  private readonly laws: Array<Law | undefined> = new Array(128);
+  private telephoneEventPts = new Set<number>();
+  private firstPacketMs = 0;
+  private codec: string | null = null;
+  private closed = false;
+  /** When the SDP last changed: silence is measured from here too (a fresh offer gets time to start). */
+  private sdpChangedAt = Date.now();
+
+  private constructor(ports: PortAllocator, caller: PortPair, callee: PortPair, options: RelayOptions) {
+    this.ports = ports;
+    this.options = options;
+    this.callId = options.callId;
+    this.sides = {
+      caller: new RelaySide("caller", caller, options.publicAddress),
+      callee: new RelaySide("callee", callee, options.publicAddress),
+    };
+    this.laws[0] = "PCMU";
+    this.laws[8] = "PCMA";
+    if (options.record) this.recorder = new StereoRecorder(this.spoolPath("recording.wav"));
+    if (options.capture) {
+      for (const side of Object.values(this.sides)) side.pcap = new PcapWriter(this.spoolPath(`${side.name}.pcap`));
+    }
+    this.listen(this.sides.caller, this.sides.callee);
+    this.listen(this.sides.callee, this.sides.caller);
+  }
+
+  static async open(ports: PortAllocator, options: RelayOptions): Promise<MediaRelay> {
+    const caller = await ports.allocate();
+    const callee = await ports.allocate().catch((err: unknown) => {
+      ports.release(caller);
+      throw err;
+    });
+    return new MediaRelay(ports, caller, callee, options);
+  }
+
+  /** The port offered to a party: where it must send its RTP. */
+  localPort(side: Side): number {
+    return this.sides[side].pair.port;
+  }
+
+  get publicAddress(): string {
+    return this.options.publicAddress;
+  }
+
+  /** A party's SDP: where its RTP goes, which payload types mean what, whether it holds. */
+  setRemote(side: Side, media: SdpMedia, codec: string | null): void {
+    const s = this.sides[side];
+    if (media.address && media.port > 0) {
+      const moved = !s.remote || s.remote.address !== media.address || s.remote.port !== media.port;
+      if (moved) {
+        s.remote = { address: media.address, port: media.port };
+        s.latched = false;
+      }
+      s.remoteRtcpPort = media.port + 1;
+    }
+    s.direction = media.direction;
+    for (const [pt, { encoding }] of media.payloadTypes) {
+      const name = encoding.toUpperCase();
+      if (name === "PCMU" || name === "PCMA") this.laws[pt] = name;
+    }
+    if (media.telephoneEventPt !== null) this.telephoneEventPts.add(media.telephoneEventPt);
+    if (codec) this.codec = codec;
+    this.sdpChangedAt = Date.now();
+  }
+
+  /** A party put the call on hold (sendonly, recvonly or inactive): silence is expected. */
+  get onHold(): boolean {
+    return this.sides.caller.direction !== "sendrecv" || this.sides.callee.direction !== "sendrecv";
+  }
+
+  /** Restarts the silence clock (at the answer: ringing without early media is not silence). */
+  touch(): void {
+    this.sdpChangedAt = Date.now();
+  }
+
+  /** How long no RTP has come from either side (or since the last SDP change). */
+  silentForMs(now = Date.now()): number {
+    const last = Math.max(this.sides.caller.lastPacketMs, this.sides.callee.lastPacketMs, this.sdpChangedAt);
+    return now - last;
+  }
+
+  stats(): { caller: LiveLegStats; callee: LiveLegStats } {
+    return { caller: this.sides.caller.stats(), callee: this.sides.callee.stats() };
+  }
+
+  private listen(from: RelaySide, to: RelaySide): void {
+    const channel = from.name === "caller" ? 0 : 1;
+    from.pair.rtp.on("message", (packet, info) => this.relayRtp(packet, info, from, to, channel));
+    from.pair.rtcp.on("message", (packet, info) => this.relayRtcp(packet, info, from, to));
+  }
+
+  private relayRtp(packet: Buffer, info: RemoteInfo, from: RelaySide, to: RelaySide, channel: 0 | 1): void {
+    if (!isRtp(packet) || !from.accepts(info)) {
+      from.errors++;
+      return;
+    }
+    const now = Date.now();
+    if (isRtcp(packet)) return this.forwardRtcp(packet, to, to.pair.rtp, to.remote?.port);
+    if (this.firstPacketMs === 0) this.startClock(now);
+    from.packets++;
+    from.bytes += packet.length;
+    from.lastPacketMs = now;
+    const pt = payloadType(packet);
+    const ts = timestampOf(packet);
+    from.ssrc = ssrcOf(packet);
+    from.quality.onPacket(sequenceOf(packet), ts, now);
+    if (this.telephoneEventPts.has(pt) || this.recorder) {
+      const start = payloadStart(packet);
+      if (start < 0) from.errors++;
+      else this.observePayload(packet.subarray(start, payloadEnd(packet)), pt, ts, now, from, channel);
+    }
+    from.pcap?.write(now, from.remote!, from.local, packet);
+    if (!to.remote) return;
+    to.continuity.apply(packet, now);
+    to.pair.rtp.send(packet, to.remote.port, to.remote.address);
+    to.pcap?.write(now, to.local, to.remote, packet);
+  }
+
+  private observePayload(payload: Uint8Array, pt: number, ts: number, now: number, from: RelaySide, channel: 0 | 1): void {
+    if (this.telephoneEventPts.has(pt)) return from.dtmf!.onPacket(payload, ts, now);
+    const law = this.laws[pt];
+    if (law) this.recorder!.write(channel, law, payload, ts, from.ssrc!, now);
+  }
+
+  /** Time zero of the call's media: the recording's first sample and DTMF `t` count from here. */
+  private startClock(now: number): void {
+    this.firstPacketMs = now;
+    this.sides.caller.dtmf = new DtmfDetector("caller", now);
+    this.sides.callee.dtmf = new DtmfDetector("callee", now);
+  }
+
+  private relayRtcp(packet: Buffer, info: RemoteInfo, from: RelaySide, to: RelaySide): void {
+    if (from.remote && info.address !== from.remote.address) {
+      from.errors++;
+      return;
+    }
+    this.forwardRtcp(packet, to, to.pair.rtcp, to.remoteRtcpPort);
+  }
+
+  private forwardRtcp(packet: Buffer, to: RelaySide, socket: Socket, port: number | undefined): void {
+    if (to.remote && port) socket.send(packet, port, to.remote.address);
+  }
+
+  /** Releases the ports, closes the files and sums up the call's media. */
+  async close(): Promise<MediaSummary> {
+    if (this.closed) throw new Error("media relay already closed");
+    this.closed = true;
+    for (const side of Object.values(this.sides)) this.ports.release(side.pair);
+    const files: MediaFile[] = [];
+    if (this.recorder) {
+      const wav = await this.recorder.finish();
+      if (wav.seconds > 0) files.push({ name: "recording.wav", path: wav.path });
+    }
+    for (const side of Object.values(this.sides)) {
+      if (!side.pcap) continue;
+      const capture = await side.pcap.close();
+      if (capture.packets > 0) files.push({ name: `${side.name}.pcap`, path: capture.path });
+    }
+    return this.summary(files);
+  }
+
+  private summary(files: MediaFile[]): MediaSummary {
+    const { caller, callee } = this.sides;
+    const legs = [caller, callee].filter((s) => s.packets > 0);
+    const worst = (pick: (s: RelaySide) => number | null, choose: (...v: number[]) => number) => {
+      const values = legs.map(pick).filter((v): v is number => v !== null);
+      return values.length ? choose(...values) : null;
+    };
+    const dtmf = [...(caller.dtmf?.events() ?? []), ...(callee.dtmf?.events() ?? [])].sort((x, y) => x.t - y.t);
+    return {
+      mos: worst((s) => s.quality.mos(this.codec), Math.min),
+      jitter_ms: worst((s) => s.quality.jitterMs, Math.max),
+      packet_loss_pct: worst((s) => s.quality.lossPct, Math.max),
+      qos: legs.length ? { caller: caller.stats(), callee: callee.stats() } : null,
+      dtmf,
+      files,
+      media_ip: this.options.publicAddress,
+    };
+  }
+
+  private spoolPath(name: MediaName): string {
+    return join(this.options.spoolDir, `${this.callId}-${name}`);
+  }
+}
