@@ -136,9 +136,20 @@ export const EndedEvent = z.object({
   dtmf: z.array(DtmfEvent).max(1000).nullable().optional(),
   ladder: z.array(SipLogMessage).max(500).optional(),
 });
-export const CallEvent = z.discriminatedUnion("type", [RingingEvent, AnsweredEvent, EndedEvent]);
+/** How a transfer ordered through the NodeHub went: a platform bridge, or the caller's answer to our REFER. */
+export const TransferEvent = z.object({
+  type: z.literal("transfer"),
+  at: z.iso.datetime(),
+  target: z.string().max(64),
+  mode: z.enum(["platform", "refer"]),
+  /** accepted: the caller took the REFER (202) and reports progress by NOTIFY; completed or failed: final. */
+  status: z.enum(["accepted", "completed", "failed"]),
+  code: z.number().int().min(100).max(699).nullable(),
+});
+export const CallEvent = z.discriminatedUnion("type", [RingingEvent, AnsweredEvent, EndedEvent, TransferEvent]);
 export type CallEvent = z.infer<typeof CallEvent>;
 export type EndedEvent = z.infer<typeof EndedEvent>;
+export type TransferEvent = z.infer<typeof TransferEvent>;
 
 export const CallEventResponse = z.object({
   call_id: z.uuid(),

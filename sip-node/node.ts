@@ -61,7 +61,7 @@ export async function startSipNode(
         };
       }
       case "transfer":
-        throw new Error("transfer is not supported by this node yet");
+        return { ...b2bua.transfer(command.call_id, command.target, command.mode), mode: command.mode, target: command.target };
     }
   };
   const hub = new HubSocket(config, commands, log);

@@ -10,6 +10,7 @@ import { registerSessionRoutes } from "./api/auth/session-routes.ts";
 import { registerBilling } from "./api/billing/routes.ts";
 import { registerCallMedia } from "./api/calls/media-routes.ts";
 import { registerCalls } from "./api/calls/routes.ts";
+import { registerCallTransfer } from "./api/calls/transfer.ts";
 import { registerCatalogue } from "./api/catalogue/routes.ts";
 import type { AppEnv } from "./api/context.ts";
 import { registerDestinationCheck } from "./api/destinations/check.ts";
@@ -72,6 +73,7 @@ function newApi(): OpenAPIHono<AppEnv> {
   registerRouting(api);
   registerCalls(api);
   registerCallMedia(api);
+  registerCallTransfer(api);
   registerDocs(api);
 
   api.doc31("/openapi.json", {

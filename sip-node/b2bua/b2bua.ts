@@ -45,19 +45,26 @@ export class B2bua implements TransactionUser {
 
   /** Hangs up the call the Worker knows as `callId`; false when this node does not carry it. */
   hangUp(callId: string, reason = "hangup_requested"): boolean {
-    for (const session of this.sessions) {
-      if (session.ticket?.call_id === callId) {
-        session.hangUp(reason);
-        return true;
-      }
-    }
-    return false;
+    const session = this.sessionOf(callId);
+    session?.hangUp(reason);
+    return session !== undefined;
+  }
+
+  /** Starts a transfer of a call this node carries (see CallSession.transfer). */
+  transfer(callId: string, target: string, mode: "platform" | "refer") {
+    const session = this.sessionOf(callId);
+    if (!session) throw new Error("this node does not carry that call");
+    return session.transfer(target, mode);
+  }
+
+  private sessionOf(callId: string): CallSession | undefined {
+    for (const session of this.sessions) if (session.ticket?.call_id === callId) return session;
+    return undefined;
   }
 
   /** The live media of a call this node carries, for the inspector; null when it is not here. */
   mediaStats(callId: string) {
-    for (const session of this.sessions) if (session.ticket?.call_id === callId) return session.mediaStats();
-    return null;
+    return this.sessionOf(callId)?.mediaStats() ?? null;
   }
 
   onRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
@@ -113,6 +120,7 @@ export class B2bua implements TransactionUser {
       resolve: (host) => this.resolve(host),
       register: (callId, localTag, session, leg) => this.dialogs.set(`${callId}|${localTag}`, { session, leg }),
       unregister: (session) => this.forget(session),
+      unregisterDialog: (callId, localTag) => this.dialogs.delete(`${callId}|${localTag}`),
       log: (message) => this.log(message),
     };
   }

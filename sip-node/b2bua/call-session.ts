@@ -25,6 +25,8 @@ export type SessionHost = {
   local: { address: string; port: number };
   resolve(host: string): Promise<string>;
   register(callId: string, localTag: string, session: CallSession, leg: Leg): void;
+  /** A dialog of this call that ended while the call goes on (the callee replaced by a transfer). */
+  unregisterDialog(callId: string, localTag: string): void;
   unregister(session: CallSession): void;
   log(message: string): void;
 };
@@ -72,6 +74,10 @@ export class CallSession {
   private relay: MediaRelay | null = null;
   /** Late offer: the caller's INVITE had no SDP, so its ACK carries the answer the callee needs. */
   private pendingAckToB: SipRequest | null = null;
+  /** The SDP offer the callee got (anchored at our relay): a platform transfer offers it again. */
+  private offerToB: Uint8Array = new Uint8Array(0);
+  /** The target of a transfer under way, until it completes or fails. */
+  private transferTarget: string | null = null;
 
   constructor(host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint) {
     this.host = host;
@@ -176,6 +182,7 @@ export class CallSession {
     if (type) setHeader(request.headers, "Content-Type", type);
     if (authorization) request.headers.push(authorization);
     this.bInvite = request;
+    this.offerToB = request.body;
     this.send(request, b.endpoint, (response) => this.onInviteResponse(response));
   }
 
@@ -280,6 +287,9 @@ export class CallSession {
       if (this.state === "confirmed") this.bye(other);
       return this.finish(leg === "a" ? "caller" : "callee", null);
     }
+    if (request.method === "NOTIFY" && leg === "a" && this.transferTarget && /^refer\b/i.test(header(request, "Event") ?? "")) {
+      return this.onReferProgress(request, tx);
+    }
     const otherDialog = leg === "a" ? this.b : this.a;
     if (!otherDialog || this.state === "ended") return this.respond(tx, request, 481, leg);
     // re-INVITE, UPDATE, INFO and the like pass through, their SDP anchored at our relay.
@@ -333,6 +343,102 @@ export class CallSession {
       body: new Uint8Array(0),
     };
     this.send(cancel, b.endpoint, () => {});
+  }
+
+  /**
+   * A transfer ordered through the Worker, for an answered call. `platform`: we call the target at
+   * the same destination and, once it answers, hang up the old callee; the caller keeps talking to
+   * our relay, so it needs no re-INVITE. `refer`: we ask the caller's side to call the target
+   * (REFER, RFC 3515) and follow its NOTIFYs. The outcome is reported as a transfer event.
+   */
+  transfer(target: string, mode: "platform" | "refer"): { status: "in_progress" } {
+    if (this.state !== "confirmed") throw new Error("only a call that is up can be transferred");
+    if (this.transferTarget) throw new Error("a transfer of this call is already under way");
+    if (mode === "platform" && this.offerToB.length === 0) throw new Error("the caller made no SDP offer to bridge a new callee to");
+    this.transferTarget = target;
+    if (mode === "refer") this.referCaller(target);
+    else void this.bridgeTo(target);
+    return { status: "in_progress" };
+  }
+
+  private async bridgeTo(target: string): Promise<void> {
+    const destination = this.ticket!.destination;
+    const old = this.b!;
+    const dialed = `${destination.tech_prefix ?? ""}${target}`;
+    const c: Dialog = {
+      ...old,
+      callId: `${token(12)}@${this.host.local.address}`,
+      localTag: token(),
+      remoteTag: null,
+      remoteUri: `<sip:${dialed}@${destination.host}>`,
+      remoteTarget: `sip:${dialed}@${destination.host}${destination.port === 5060 ? "" : `:${destination.port}`}`,
+      localSeq: 1,
+    };
+    const invite = this.requestOn(c, "INVITE", c.remoteTarget, this.offerToB);
+    setHeader(invite.headers, "Content-Type", "application/sdp");
+    this.host.register(c.callId, c.localTag, this, "b");
+    this.send(invite, c.endpoint, (response) => this.onTransferAnswer(c, invite, response));
+  }
+
+  private onTransferAnswer(c: Dialog, invite: SipRequest, response: SipResponse | null): void {
+    if (response) this.record("in", response, c.endpoint, this.host.local);
+    if (response && response.status < 200) return;
+    if (!response || response.status >= 300 || this.state !== "confirmed") {
+      this.host.unregisterDialog(c.callId, c.localTag);
+      if (response && response.status < 300) this.hangUpLateAnswer(c, invite, response);
+      return this.transferDone("platform", "failed", response?.status ?? 408);
+    }
+    c.remoteTag = parseNameAddr(header(response, "To")!).tag;
+    const contact = header(response, "Contact");
+    if (contact) c.remoteTarget = parseNameAddr(contact).uri;
+    this.sendAckTo(c, invite);
+    // The old callee goes; the new one takes its place on the relay's callee side.
+    const old = this.b!;
+    this.bye("b");
+    this.host.unregisterDialog(old.callId, old.localTag);
+    this.b = c;
+    this.bInvite = invite;
+    this.anchor("b", response.body);
+    this.transferDone("platform", "completed", response.status);
+  }
+
+  /** A transfer target that answered after the call ended: ACK it and hang it up. */
+  private hangUpLateAnswer(c: Dialog, invite: SipRequest, response: SipResponse): void {
+    c.remoteTag = parseNameAddr(header(response, "To")!).tag;
+    this.sendAckTo(c, invite);
+    const bye = this.requestOn(c, "BYE", c.remoteTarget, new Uint8Array(0));
+    this.send(bye, c.endpoint, () => {});
+  }
+
+  private sendAckTo(dialog: Dialog, invite: SipRequest): void {
+    const ack = this.requestOn(dialog, "ACK", dialog.remoteTarget, new Uint8Array(0), parseCSeq(header(invite, "CSeq")!).seq);
+    this.host.layer.sendStateless(ack, dialog.endpoint);
+    this.record("out", ack, this.host.local, dialog.endpoint);
+  }
+
+  private referCaller(target: string): void {
+    const a = this.a;
+    const refer = this.requestOn(a, "REFER", a.remoteTarget, new Uint8Array(0));
+    refer.headers.push(["Refer-To", `<sip:${target}@${this.caller.address}>`], ["Referred-By", this.contact(this.caller.protocol)]);
+    this.send(refer, a.endpoint, (response) => {
+      if (response) this.record("in", response, a.endpoint, this.host.local);
+      if (response && response.status < 200) return;
+      if (!response || response.status >= 300) return this.transferDone("refer", "failed", response?.status ?? 408);
+      void this.report({ type: "transfer", at: new Date().toISOString(), target, mode: "refer", status: "accepted", code: response.status });
+    });
+  }
+
+  /** The caller's NOTIFY about our REFER: its body is the status line of the call it placed. */
+  private onReferProgress(request: SipRequest, tx: ServerTransaction): void {
+    this.respond(tx, request, 200, "a");
+    const code = Number(/^SIP\/2\.0 (\d{3})/.exec(new TextDecoder().decode(request.body))?.[1] ?? 0);
+    if (code >= 200) this.transferDone("refer", code < 300 ? "completed" : "failed", code);
+  }
+
+  private transferDone(mode: "platform" | "refer", status: "completed" | "failed", code: number): void {
+    const target = this.transferTarget;
+    this.transferTarget = null;
+    if (target) void this.report({ type: "transfer", at: new Date().toISOString(), target, mode, status, code });
   }
 
   /** Ends the call from the platform's side (a hang-up command, a limit). */

@@ -118,12 +118,13 @@ export async function openAccount(stack: Stack, destinationPort: number, destina
 
 export type SippResult = { code: number | null; output: string };
 
-/** Runs one sipp call to completion (exit code 0: the scenario passed). */
+/** Runs one sipp call (or `-m N` calls) to completion (exit code 0: the scenario passed). */
 export function sipp(args: string[], timeoutSec = 30): Promise<SippResult> {
   return new Promise((resolve) => {
     // SIPP_TRACE=<folder> keeps every message each sipp saw, for debugging a scenario.
     const trace = process.env.SIPP_TRACE ? ["-trace_msg", "-message_file", `${process.env.SIPP_TRACE}/sipp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.log`] : [];
-    const child = spawn("sipp", ["-m", "1", "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...trace, ...args], {
+    const calls = args.includes("-m") ? [] : ["-m", "1"];
+    const child = spawn("sipp", [...calls, "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...trace, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -146,9 +147,9 @@ function scenarioFile(scenario: string, fill: Record<string, string>): string {
 /** Where a sipp's RTP comes from (sipp's own default, 6000, would collide between instances). */
 const mediaPort = async () => ["-mp", String(await freeUdpPort())];
 
-/** The UAS side: listens on `port` for one call with the given scenario (UDP, or TCP with `tcp`). */
-export const uas = async (scenario: string, port: number, tcp = false, fill: Record<string, string> = {}) =>
-  sipp(["-sf", scenarioFile(scenario, fill), "-i", "127.0.0.1", "-p", String(port), ...(await mediaPort()), ...(tcp ? ["-t", "t1"] : [])]);
+/** The UAS side: listens on `port` for `calls` calls with the given scenario (UDP, or TCP with `tcp`). */
+export const uas = async (scenario: string, port: number, tcp = false, fill: Record<string, string> = {}, calls = 1) =>
+  sipp(["-sf", scenarioFile(scenario, fill), "-i", "127.0.0.1", "-p", String(port), "-m", String(calls), ...(await mediaPort()), ...(tcp ? ["-t", "t1"] : [])]);
 
 /** The UAC side: one call from `src` to the node. */
 export async function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}, tcp = false) {

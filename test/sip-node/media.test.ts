@@ -159,6 +159,29 @@ describe("media through the node", () => {
     expect((await download(account, `/api/calls/${call.id}/pcap`)).status).toBe(404);
   }, 60_000);
 
+  it("answers the inspector's live per-leg stats while the call is up", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas-media.xml", port, false, { AUDIO: tonePcap(4).path });
+    await pause(200);
+    const caller = uac(stack, account.src, "uac-media.xml", "14155550123", { AUDIO: SPEECH, AUDIO_MS: "7600", DTMF: DTMF_1 });
+    let id: string | undefined;
+    while (!id) {
+      id = (await account.call("/api/calls")).items?.find((c: any) => c.status === "active")?.id;
+      await pause(100);
+    }
+    await pause(2_000);
+    const live = stack.node.b2bua.mediaStats(id);
+    expect(live?.caller.packets).toBeGreaterThan(40);
+    expect(live?.callee.packets).toBeGreaterThan(60);
+    expect(live?.caller).toMatchObject({ errors: 0, lost: 0, endpoint: expect.stringMatching(/^127\.0\.0\.\d+:\d+$/) });
+    expect(live?.callee.mos).toBeGreaterThan(4);
+    expect((await caller).code).toBe(0);
+    expect((await callee).code).toBe(0);
+    expect(stack.node.b2bua.mediaStats(id)).toBeNull();
+    await finishedCall(account, true);
+  }, 60_000);
+
   it("ends an answered call whose RTP stopped both ways, on both sides, as a media timeout", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);

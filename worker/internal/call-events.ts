@@ -2,7 +2,7 @@
 // port and charges through the AccountLedger (idempotent by call id, so a repeated report
 // charges once), then completes the call row and its SIP ladder.
 import { eq } from "drizzle-orm";
-import type { CallEvent, EndedEvent } from "../../schema/node-api.ts";
+import type { CallEvent, EndedEvent, TransferEvent } from "../../schema/node-api.ts";
 import { callSipMessages, calls } from "../../schema/calls.ts";
 import type { Bindings } from "../env.ts";
 import type { Db } from "../lib/db.ts";
@@ -20,6 +20,7 @@ export async function recordCallEvent(deps: Deps, callId: string, event: CallEve
   const call = await deps.db.select().from(calls).where(eq(calls.id, callId)).get();
   if (!call) throw notFound("Call not found");
   if (event.type === "ended") return endCall(deps, call, event);
+  if (event.type === "transfer") return recordTransfer(deps, call, event);
   // A late ringing or answered report never reopens an ended call.
   if (!ENDED.has(call.status)) {
     const patch: Partial<CallRow> =
@@ -29,6 +30,15 @@ export async function recordCallEvent(deps: Deps, callId: string, event: CallEve
     await deps.db.update(calls).set({ ...patch, updatedAt: event.at }).where(eq(calls.id, call.id));
     Object.assign(call, patch);
   }
+  return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
+}
+
+/** A transfer's progress: accepted (REFER taken), then completed or failed with its SIP code. */
+async function recordTransfer(deps: Deps, call: CallRow, event: TransferEvent) {
+  await deps.db
+    .update(calls)
+    .set({ transferTarget: event.target, transferMode: event.mode, transferStatus: event.status, transferCode: event.code, transferAt: event.at, updatedAt: event.at })
+    .where(eq(calls.id, call.id));
   return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
 }
 
