@@ -37,6 +37,12 @@ export class B2bua implements TransactionUser {
 
   attach(layer: TransactionLayer): void {
     this.layer = layer;
+    // On the callee's leg we are the UAC: our tag is the From tag of its responses.
+    layer.onStray2xx = (response) => {
+      const fromTag = parseNameAddr(header(response, "From") ?? "").tag;
+      const found = fromTag ? this.dialogs.get(`${header(response, "Call-ID")}|${fromTag}`) : undefined;
+      if (found?.leg === "b") found.session.onRetransmitted2xx();
+    };
   }
 
   get activeCalls(): number {

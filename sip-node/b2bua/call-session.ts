@@ -74,6 +74,7 @@ export class CallSession {
   private relay: MediaRelay | null = null;
   /** Late offer: the caller's INVITE had no SDP, so its ACK carries the answer the callee needs. */
   private pendingAckToB: SipRequest | null = null;
+  private lastAckToB: SipRequest | null = null;
   /** The SDP offer the callee got (anchored at our relay): a platform transfer offers it again. */
   private offerToB: Uint8Array = new Uint8Array(0);
   /** The target of a transfer under way, until it completes or fails. */
@@ -273,7 +274,16 @@ export class CallSession {
     }
   }
 
+  /**
+   * A 2xx from the callee after its INVITE transaction ended means our ACK was lost: send the
+   * same ACK again (RFC 3261 §13.2.2.4). Before the caller's ACK of a late offer, wait for it.
+   */
+  onRetransmitted2xx(): void {
+    if (this.lastAckToB && !this.pendingAckToB) this.host.layer.sendStateless(this.lastAckToB, this.b!.endpoint);
+  }
+
   private sendAckToB(ack: SipRequest): void {
+    this.lastAckToB = ack;
     this.host.layer.sendStateless(ack, this.b!.endpoint);
     this.record("out", ack, this.host.local, this.b!.endpoint);
   }

@@ -56,6 +56,18 @@ describe("calls through the node", () => {
     expect(await endedCall(account)).toMatchObject({ status: "completed", dest_transport: "tcp", hangup_by: "caller" });
   });
 
+  it("ACKs the destination's 2xx again when it comes back, as if our ACK was lost", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    // -nr: sipp would answer our repeated ACK by repeating its 200 again, for ever.
+    const callee = uas("uas-reack.xml", port, false, {}, 1, ["-nr"]);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac.xml");
+    expect(caller.code, caller.output).toBe(0);
+    const reacked = await callee;
+    expect(reacked.code, reacked.output).toBe(0);
+  });
+
   it("relays a busy destination's 486 to the caller", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);

@@ -148,8 +148,8 @@ function scenarioFile(scenario: string, fill: Record<string, string>): string {
 const mediaPort = async () => ["-mp", String(await freeUdpPort())];
 
 /** The UAS side: listens on `port` for `calls` calls with the given scenario (UDP, or TCP with `tcp`). */
-export const uas = async (scenario: string, port: number, tcp = false, fill: Record<string, string> = {}, calls = 1) =>
-  sipp(["-sf", scenarioFile(scenario, fill), "-i", "127.0.0.1", "-p", String(port), "-m", String(calls), ...(await mediaPort()), ...(tcp ? ["-t", "t1"] : [])]);
+export const uas = async (scenario: string, port: number, tcp = false, fill: Record<string, string> = {}, calls = 1, extra: string[] = []) =>
+  sipp(["-sf", scenarioFile(scenario, fill), "-i", "127.0.0.1", "-p", String(port), "-m", String(calls), ...(await mediaPort()), ...(tcp ? ["-t", "t1"] : []), ...extra]);
 
 /** The UAC side: one call from `src` to the node. */
 export async function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}, tcp = false) {
