@@ -8,7 +8,7 @@ import type { LiveLegStats, MediaName } from "../../schema/node-api.ts";
 import { DtmfDetector, type DtmfEvent } from "./dtmf.ts";
 import { PcapWriter, type PcapEndpoint } from "./pcap.ts";
 import type { PortAllocator, PortPair } from "./ports.ts";
-import { StreamQuality } from "./quality.ts";
+import { RtcpRttTracker, StreamQuality } from "./quality.ts";
 import { StereoRecorder } from "./recorder.ts";
 import { isRtcp, isRtp, payloadStart, payloadEnd, payloadType, sequenceOf, ssrcOf, StreamContinuity, timestampOf } from "./rtp.ts";
 import type { SdpMedia } from "./sdp.ts";
@@ -99,6 +99,8 @@ export class MediaRelay {
   private recorder: StereoRecorder | null = null;
   private readonly laws: Array<Law | undefined> = new Array(128);
   private telephoneEventPts = new Set<number>();
+  /** Round trips from RTCP passing both ways: a receiver report answering a sender report we relayed. */
+  private readonly rtt = new RtcpRttTracker();
   private firstPacketMs = 0;
   private codec: string | null = null;
   private closed = false;
@@ -194,7 +196,7 @@ export class MediaRelay {
       return;
     }
     const now = Date.now();
-    if (isRtcp(packet)) return this.forwardRtcp(packet, to, to.pair.rtp, to.remote?.port);
+    if (isRtcp(packet)) return this.forwardRtcp(packet, now, from, to, to.pair.rtp, to.remote?.port);
     if (this.firstPacketMs === 0) this.startClock(now);
     from.packets++;
     from.bytes += packet.length;
@@ -233,10 +235,13 @@ export class MediaRelay {
       from.errors++;
       return;
     }
-    this.forwardRtcp(packet, to, to.pair.rtcp, to.remoteRtcpPort);
+    this.forwardRtcp(packet, Date.now(), from, to, to.pair.rtcp, to.remoteRtcpPort);
   }
 
-  private forwardRtcp(packet: Buffer, to: RelaySide, socket: Socket, port: number | undefined): void {
+  /** RTCP goes on unchanged; a receiver report from `from` may complete a round trip of its leg. */
+  private forwardRtcp(packet: Buffer, now: number, from: RelaySide, to: RelaySide, socket: Socket, port: number | undefined): void {
+    const rtt = this.rtt.observe(packet, now);
+    if (rtt !== null) from.quality.onRtcpRtt(rtt);
     if (to.remote && port) socket.send(packet, port, to.remote.address);
   }
 

@@ -1,0 +1,144 @@
+// The relay on its own, with two UDP sockets standing in for the caller and the callee.
+import { createSocket, type Socket } from "node:dgram";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { PortAllocator } from "../../sip-node/media/ports.ts";
+import { MediaRelay } from "../../sip-node/media/relay.ts";
+import { sequenceOf, ssrcOf } from "../../sip-node/media/rtp.ts";
+import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
+import { ntpMiddle32 } from "../../sip-node/media/quality.ts";
+
+const base = 40_000 + (process.pid % 50) * 100;
+const ports = new PortAllocator({ portMin: base, portMax: base + 99 }, "127.0.0.1");
+const spoolDir = mkdtempSync(join(tmpdir(), "relay-test-"));
+const open: Array<{ relay: MediaRelay; sockets: Socket[] }> = [];
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Party = { socket: Socket; port: number; received: Buffer[] };
+
+async function party(): Promise<Party> {
+  const socket = createSocket("udp4");
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  const received: Buffer[] = [];
+  socket.on("message", (m) => received.push(m));
+  return { socket, port: socket.address().port, received };
+}
+
+const sdpFor = (port: number) => parseSdpAudio(`v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0\r\n`)!;
+
+function rtp(seq: number, ssrc: number): Buffer {
+  const packet = Buffer.alloc(12 + 160, 0xff);
+  packet[0] = 0x80;
+  packet[1] = 0;
+  packet.writeUInt16BE(seq, 2);
+  packet.writeUInt32BE(seq * 160, 4);
+  packet.writeUInt32BE(ssrc, 8);
+  return packet;
+}
+
+async function call(record = false) {
+  const relay = await MediaRelay.open(ports, { callId: `call-${open.length}`, publicAddress: "127.0.0.1", record, capture: record, spoolDir });
+  const caller = await party();
+  const callee = await party();
+  relay.setRemote("caller", sdpFor(caller.port), "PCMU");
+  relay.setRemote("callee", sdpFor(callee.port), "PCMU");
+  open.push({ relay, sockets: [caller.socket, callee.socket] });
+  const send = (who: Party, packet: Buffer, rtcp = false) =>
+    who.socket.send(packet, relay.localPort(who === caller ? "caller" : "callee") + (rtcp ? 1 : 0), "127.0.0.1");
+  return { relay, caller, callee, send };
+}
+
+afterEach(async () => {
+  for (const { relay, sockets } of open.splice(0)) {
+    await relay.close().catch(() => {});
+    for (const s of sockets) s.close();
+  }
+});
+
+describe("the RTP relay", () => {
+  it("carries RTP both ways and refuses a stranger once the peer is known", async () => {
+    const { relay, caller, callee, send } = await call();
+    for (let i = 0; i < 5; i++) {
+      send(caller, rtp(i, 1111));
+      send(callee, rtp(100 + i, 2222));
+    }
+    await pause(100);
+    const stranger = await party();
+    stranger.socket.send(rtp(9, 9999), relay.localPort("caller"), "127.0.0.1");
+    await pause(100);
+    stranger.socket.close();
+    expect(callee.received.map((p) => sequenceOf(p))).toEqual([0, 1, 2, 3, 4]);
+    expect(caller.received.map((p) => sequenceOf(p))).toEqual([100, 101, 102, 103, 104]);
+    expect(relay.stats().caller).toMatchObject({ packets: 5, errors: 1, lost: 0, ssrc: 1111, endpoint: `127.0.0.1:${caller.port}` });
+  });
+
+  it("keeps one stream toward the caller when the callee's sender changes", async () => {
+    const { caller, callee, send } = await call();
+    send(callee, rtp(500, 0xaaaa));
+    send(callee, rtp(501, 0xaaaa));
+    await pause(50);
+    send(callee, rtp(7, 0xbbbb));
+    send(callee, rtp(8, 0xbbbb));
+    await pause(100);
+    expect(caller.received.map((p) => [ssrcOf(p), sequenceOf(p)])).toEqual([
+      [0xaaaa, 500],
+      [0xaaaa, 501],
+      [0xaaaa, 502],
+      [0xaaaa, 503],
+    ]);
+  });
+
+  it("measures a leg's round trip from a receiver report answering a relayed sender report", async () => {
+    const { relay, caller, callee, send } = await call();
+    send(caller, rtp(0, 1111));
+    send(callee, rtp(0, 2222));
+    await pause(50);
+    // The caller's sender report (NTP middle 32 bits = LSR), then the callee's receiver report
+    // naming it, sent 30 ms later with 10 ms of DLSR: the callee's leg has a 20 ms round trip.
+    const sr = Buffer.alloc(28);
+    sr.writeUInt8(0x80, 0);
+    sr.writeUInt8(200, 1);
+    sr.writeUInt16BE(6, 2);
+    sr.writeUInt32BE(1111, 4);
+    const lsr = ntpMiddle32(Date.now());
+    sr.writeUInt32BE(lsr >>> 16, 8);
+    sr.writeUInt32BE((lsr << 16) >>> 0, 12);
+    send(caller, sr, true);
+    await pause(30);
+    const rr = Buffer.alloc(32);
+    rr.writeUInt8(0x81, 0);
+    rr.writeUInt8(201, 1);
+    rr.writeUInt16BE(7, 2);
+    rr.writeUInt32BE(2222, 4);
+    rr.writeUInt32BE(1111, 8);
+    rr.writeUInt32BE(lsr, 24);
+    rr.writeUInt32BE(Math.round(0.01 * 0x10000), 28);
+    send(callee, rr, true);
+    await pause(50);
+    const rtt = relay.stats().callee.rtt_ms!;
+    expect(rtt).toBeGreaterThanOrEqual(15);
+    expect(rtt).toBeLessThan(60);
+    expect(relay.stats().caller.rtt_ms).toBeNull();
+  });
+
+  it("hands over a recording and a capture per leg when it closes", async () => {
+    const { relay, caller, callee, send } = await call(true);
+    for (let i = 0; i < 10; i++) {
+      send(caller, rtp(i, 1111));
+      send(callee, rtp(i, 2222));
+      await pause(5);
+    }
+    await pause(100);
+    expect(caller.received).toHaveLength(10);
+    open.pop();
+    const summary = await relay.close();
+    caller.socket.close();
+    callee.socket.close();
+    expect(summary.files.map((f) => f.name).sort()).toEqual(["callee.pcap", "caller.pcap", "recording.wav"]);
+    expect(summary).toMatchObject({ packet_loss_pct: 0, media_ip: "127.0.0.1", dtmf: [] });
+    expect(summary.qos?.callee.packets).toBe(10);
+    expect(ports.used).toBe(0);
+  });
+});
