@@ -268,6 +268,17 @@ describe("call events", () => {
   it("answers 404 for an unknown call", async () => {
     const res = await node.event(crypto.randomUUID(), { type: "ringing", at: new Date().toISOString() });
     expect(res.status).toBe(404);
+    expect((await node.event(crypto.randomUUID(), { type: "answered", at: new Date().toISOString() })).status).toBe(404);
+  });
+
+  it("keeps the first answer time and codec when an answer is reported twice", async () => {
+    const { src } = await trunk();
+    const { body: ticket } = await node.admit({ src_ip: src, dialed: "14155550123" });
+    const first = new Date(Date.now() + 1_000).toISOString();
+    await node.event(ticket.call_id, { type: "answered", at: first, codec: "PCMA" });
+    const again = await node.event(ticket.call_id, { type: "answered", at: new Date(Date.now() + 5_000).toISOString() });
+    expect(again.body).toMatchObject({ call_id: ticket.call_id, status: "active" });
+    expect(await callRow(ticket.call_id)).toMatchObject({ status: "active", answered_at: first, codec: "PCMA" });
   });
 });
 

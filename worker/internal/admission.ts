@@ -22,6 +22,7 @@ import { nowIso } from "../lib/time.ts";
 type Deps = { env: Bindings; db: Db; config: Config };
 type Entry = typeof whitelistIps.$inferSelect;
 type Customer = typeof customers.$inferSelect;
+type Plan = typeof plans.$inferSelect;
 type Destination = typeof destinations.$inferSelect;
 type Route = { destination: Destination; kind: AdmissionTicket["route"]; prefix: string | null };
 
@@ -36,28 +37,29 @@ const REFUSALS = {
 } as const;
 type Refusal = keyof typeof REFUSALS;
 
+/**
+ * Three round trips to D1 whatever the account looks like: the source's entries with their
+ * account and plan (one joined query); the caller's controls, the account's destinations and
+ * routing rules (one batch); the call row. Routing is then decided in memory.
+ */
 export async function admitCall(deps: Deps, request: AdmitRequest): Promise<AdmitResponse> {
   const entries = await entriesFor(deps.db, request.src_ip);
   if (entries.length === 0) return { decision: "ignore" };
   const dialed = normalizeNumber(request.dialed);
-  const match = pickEntry(entries, dialed);
-  const customer = await deps.db.select().from(customers).where(eq(customers.id, (match?.entry ?? entries[0]!).customerId)).get();
-  if (!customer) return { decision: "ignore" };
+  const match = pickEntry(
+    entries.map((e) => e.entry),
+    dialed,
+  );
+  // Ranges of different accounts never overlap, so every entry holding the source is one account's.
+  const { customer, plan } = entries[0]!;
 
   const call = newCall(request, customer, match);
   if (!match) return refuse(deps, call, "no_sub_customer");
   if (customer.status === "suspended") return refuse(deps, call, "suspended");
 
-  // Independent reads, at once: controls, the plan, and the route as if no divert applied.
-  const [control, plan, usualRoute] = await Promise.all([
-    activeControl(deps.db, customer.id, request.ani),
-    deps.db.select().from(plans).where(eq(plans.code, customer.planCode)).get(),
-    chooseRoute(deps.db, customer.id, match.entry, match.number, null),
-  ]);
+  const { control, routing } = await routingReads(deps.db, customer.id, request.ani);
   if (control?.action === "block") return refuse(deps, call, "blocked");
-  const route = control?.divertDestinationId
-    ? ((await chooseRoute(deps.db, customer.id, match.entry, match.number, control.divertDestinationId)) ?? usualRoute)
-    : usualRoute;
+  const route = chooseRoute(routing, match.entry, match.number, control?.divertDestinationId ?? null);
   if (!route) return refuse(deps, call, "no_route");
   Object.assign(call, routeFields(route));
   if (!plan) throw new Error(`plan ${customer.planCode} of account ${customer.id} is missing`);
@@ -106,13 +108,15 @@ export async function admitCall(deps: Deps, request: AdmitRequest): Promise<Admi
   };
 }
 
-/** Enabled entries whose range holds the source address, across all accounts. */
-async function entriesFor(db: Db, srcIp: string): Promise<Entry[]> {
+/** Enabled entries whose range holds the source address, each with its account and the account's plan. */
+async function entriesFor(db: Db, srcIp: string): Promise<Array<{ entry: Entry; customer: Customer; plan: Plan | null }>> {
   const ip = ipToHex(srcIp);
   if (!ip) return [];
   return db
-    .select()
+    .select({ entry: whitelistIps, customer: customers, plan: plans })
     .from(whitelistIps)
+    .innerJoin(customers, eq(customers.id, whitelistIps.customerId))
+    .leftJoin(plans, eq(plans.code, customers.planCode))
     .where(and(lte(whitelistIps.rangeStart, ip), gte(whitelistIps.rangeEnd, ip), eq(whitelistIps.enabled, true)));
 }
 
@@ -130,52 +134,49 @@ export function pickEntry(entries: Entry[], dialed: string): { entry: Entry; num
   return plain ? { entry: plain, number: dialed } : null;
 }
 
-async function activeControl(db: Db, customerId: string, ani: string | null) {
-  if (!ani) return undefined;
+type Routing = { destinations: Destination[]; rules: Array<typeof routingRules.$inferSelect> };
+
+/** The caller's active control (block or divert) and everything routing needs, in one batch. */
+async function routingReads(db: Db, customerId: string, ani: string | null) {
   const now = nowIso();
-  return db
-    .select()
-    .from(aniControls)
-    .where(
-      and(
-        eq(aniControls.customerId, customerId),
-        eq(aniControls.ani, digitsOf(ani)),
-        isNull(aniControls.releasedAt),
-        or(isNull(aniControls.expiresAt), gt(aniControls.expiresAt, now)),
-      ),
-    )
-    .orderBy(desc(aniControls.createdAt))
-    .get();
+  const [controls, accountDestinations, rules] = await db.batch([
+    db
+      .select()
+      .from(aniControls)
+      .where(
+        and(
+          eq(aniControls.customerId, customerId),
+          // No calling number: nothing can match (controls are never stored for an empty ANI).
+          eq(aniControls.ani, ani ? digitsOf(ani) : ""),
+          isNull(aniControls.releasedAt),
+          or(isNull(aniControls.expiresAt), gt(aniControls.expiresAt, now)),
+        ),
+      )
+      .orderBy(desc(aniControls.createdAt))
+      .limit(1),
+    db.select().from(destinations).where(eq(destinations.customerId, customerId)),
+    db
+      .select()
+      .from(routingRules)
+      .where(and(eq(routingRules.customerId, customerId), eq(routingRules.enabled, true)))
+      .orderBy(asc(routingRules.priority)),
+  ]);
+  return { control: ani ? controls[0] : undefined, routing: { destinations: accountDestinations, rules } };
 }
 
 /** Divert, else the entry's destination, else routing rules (longest prefix, then priority), else the default. */
-export async function chooseRoute(db: Db, customerId: string, entry: Entry, number: string, divertTo: string | null): Promise<Route | null> {
-  const ofAccount = (id: string) =>
-    db.select().from(destinations).where(and(eq(destinations.id, id), eq(destinations.customerId, customerId))).get();
-  if (divertTo) {
-    const destination = await ofAccount(divertTo);
-    if (destination) return { destination, kind: "divert", prefix: null };
-  }
-  if (entry.destinationId) {
-    const destination = await ofAccount(entry.destinationId);
-    if (destination) return { destination, kind: "whitelist_entry", prefix: null };
-  }
+export function chooseRoute(routing: Routing, entry: Entry, number: string, divertTo: string | null): Route | null {
+  const byId = (id: string) => routing.destinations.find((d) => d.id === id);
+  const diverted = divertTo ? byId(divertTo) : undefined;
+  if (diverted) return { destination: diverted, kind: "divert", prefix: null };
+  const entryDestination = entry.destinationId ? byId(entry.destinationId) : undefined;
+  if (entryDestination) return { destination: entryDestination, kind: "whitelist_entry", prefix: null };
   const digits = digitsOf(number);
-  const rules = await db
-    .select({ rule: routingRules, destination: destinations })
-    .from(routingRules)
-    .innerJoin(destinations, eq(destinations.id, routingRules.destinationId))
-    .where(and(eq(routingRules.customerId, customerId), eq(routingRules.enabled, true)))
-    .orderBy(asc(routingRules.priority));
-  const best = rules
-    .filter((r) => digits.startsWith(digitsOf(r.rule.prefix)))
-    .sort((a, b) => digitsOf(b.rule.prefix).length - digitsOf(a.rule.prefix).length || a.rule.priority - b.rule.priority)[0];
-  if (best) return { destination: best.destination, kind: "routing_rule", prefix: best.rule.prefix };
-  const fallback = await db
-    .select()
-    .from(destinations)
-    .where(and(eq(destinations.customerId, customerId), eq(destinations.isDefault, true)))
-    .get();
+  const best = routing.rules
+    .filter((rule) => digits.startsWith(digitsOf(rule.prefix)) && byId(rule.destinationId))
+    .sort((a, b) => digitsOf(b.prefix).length - digitsOf(a.prefix).length || a.priority - b.priority)[0];
+  if (best) return { destination: byId(best.destinationId)!, kind: "routing_rule", prefix: best.prefix };
+  const fallback = routing.destinations.find((d) => d.isDefault);
   return fallback ? { destination: fallback, kind: "default", prefix: null } : null;
 }
 

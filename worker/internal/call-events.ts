@@ -1,7 +1,7 @@
 // What the SIP node reports as a call goes: ringing, answered, ended. The end releases the
 // port and charges through the AccountLedger (idempotent by call id, so a repeated report
 // charges once), then completes the call row and its SIP ladder.
-import { eq } from "drizzle-orm";
+import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { CallEvent, EndedEvent, TransferEvent } from "../../schema/node-api.ts";
 import { callSipMessages, calls } from "../../schema/calls.ts";
 import type { Bindings } from "../env.ts";
@@ -17,6 +17,11 @@ type CallRow = typeof calls.$inferSelect;
 const ENDED = new Set(["completed", "failed", "rejected"]);
 
 export async function recordCallEvent(deps: Deps, callId: string, event: CallEvent) {
+  if (event.type === "answered") {
+    const answered = await markAnswered(deps.db, callId, event);
+    if (answered) return answered;
+    // Unknown, or ended already: the general path below tells which.
+  }
   const call = await deps.db.select().from(calls).where(eq(calls.id, callId)).get();
   if (!call) throw notFound("Call not found");
   if (event.type === "ended") return endCall(deps, call, event);
@@ -31,6 +36,22 @@ export async function recordCallEvent(deps: Deps, callId: string, event: CallEve
     Object.assign(call, patch);
   }
   return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
+}
+
+/** The answer, in one statement on the hot path of every call; null when the call is unknown or over. */
+async function markAnswered(db: Db, callId: string, event: Extract<CallEvent, { type: "answered" }>) {
+  const row = await db
+    .update(calls)
+    .set({
+      status: "active",
+      answeredAt: sql`coalesce(${calls.answeredAt}, ${event.at})`,
+      codec: sql`coalesce(${event.codec ?? null}, ${calls.codec})`,
+      updatedAt: event.at,
+    })
+    .where(and(eq(calls.id, callId), notInArray(calls.status, [...ENDED])))
+    .returning({ id: calls.id, status: calls.status, billsec: calls.billsec, chargedMicros: calls.chargedMicros })
+    .get();
+  return row ? { call_id: row.id, status: row.status, billsec: row.billsec, charged_amount: toUsd(row.chargedMicros) } : null;
 }
 
 /** A transfer's progress: accepted (REFER taken), then completed or failed with its SIP code. */
