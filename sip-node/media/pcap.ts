@@ -39,13 +39,29 @@ const ADDRESS_CACHE_SIZE = 256;
 const SOURCE_MAC = [0x02, 0, 0, 0, 0, 0x01];
 const DESTINATION_MAC = [0x02, 0, 0, 0, 0, 0x02];
 
+/**
+ * Chunks the file streams have finished writing, shared by all writers: a busy node fills
+ * hundreds of chunks a second, and allocating each afresh (off the V8 heap) kept the garbage
+ * collector marking the whole heap several times a second.
+ */
+const spareChunks: Uint8Array[] = [];
+const MAX_SPARE_CHUNKS = 64;
+
+function takeChunk(bytes: number): Uint8Array {
+  return (bytes <= CHUNK_BYTES && spareChunks.pop()) || new Uint8Array(Math.max(CHUNK_BYTES, bytes));
+}
+
+function recycleChunk(chunk: Uint8Array): void {
+  if (chunk.length === CHUNK_BYTES && spareChunks.length < MAX_SPARE_CHUNKS) spareChunks.push(chunk);
+}
+
 /** Writes packets to a pcap file progressively, in 64 KB chunks; close() completes the file. */
 export class PcapWriter {
   readonly path: string;
   private readonly maxBytes: number;
   private readonly stream: WriteStream;
   private readonly addresses = new Map<string, Uint8Array>();
-  private chunk = new Uint8Array(CHUNK_BYTES);
+  private chunk = takeChunk(CHUNK_BYTES);
   private chunkView = new DataView(this.chunk.buffer);
   private chunkUsed = 0;
   private acceptedBytes = 0;
@@ -112,8 +128,11 @@ export class PcapWriter {
 
   /** Hands the filled chunk to the stream and starts a new one with room for nextRecordBytes. */
   private flushChunk(nextRecordBytes: number): void {
-    if (this.chunkUsed > 0) this.stream.write(this.chunk.subarray(0, this.chunkUsed));
-    this.chunk = new Uint8Array(Math.max(CHUNK_BYTES, nextRecordBytes));
+    const filled = this.chunk;
+    // Once the stream has written it (or failed to), the chunk can be filled again.
+    if (this.chunkUsed > 0) this.stream.write(filled.subarray(0, this.chunkUsed), () => recycleChunk(filled));
+    else recycleChunk(filled);
+    this.chunk = takeChunk(nextRecordBytes);
     this.chunkView = new DataView(this.chunk.buffer);
     this.chunkUsed = 0;
   }

@@ -30,6 +30,15 @@ const REANCHOR_FRAMES = 10 * SAMPLE_RATE;
 const SILENCE = new Uint8Array(8 * SAMPLE_RATE * BYTES_PER_FRAME);
 const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/**
+ * Buffers the file streams have finished writing, shared by all recorders, so a flush does
+ * not allocate (off the V8 heap) a fresh one each second per call. A flush is usually a little
+ * over a second of audio; longer ones (the last, at finish) get a buffer of their own.
+ */
+const SPARE_BUFFER_BYTES = 2 * FLUSH_FRAMES * BYTES_PER_FRAME;
+const MAX_SPARE_BUFFERS = 64;
+const spareBuffers: ArrayBuffer[] = [];
+
 /** Which timeline frame a channel's RTP timestamp stands for. */
 type Anchor = { ssrc: number; rtpTimestamp: number; frame: number };
 
@@ -134,7 +143,10 @@ export class StereoRecorder {
   private flushTo(frame: number): void {
     const inWindow = Math.min(frame, this.flushedFrames + this.windowFrames) - this.flushedFrames;
     if (inWindow > 0) {
-      this.stream.write(this.takeFromWindow(this.flushedFrames, inWindow));
+      const audio = this.takeFromWindow(this.flushedFrames, inWindow);
+      this.stream.write(audio, () => {
+        if (audio.buffer.byteLength === SPARE_BUFFER_BYTES && spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(audio.buffer);
+      });
       this.flushedFrames += inWindow;
     }
     // Beyond the window nothing was written: silence.
@@ -146,17 +158,19 @@ export class StereoRecorder {
   }
 
   /** A little-endian copy of frames [first, first + count) of the window, whose slots are then zeroed. */
-  private takeFromWindow(first: number, count: number): Uint8Array {
-    const copy = new Int16Array(count * CHANNELS);
+  private takeFromWindow(first: number, count: number): Uint8Array<ArrayBuffer> {
+    const bytes = count * BYTES_PER_FRAME;
+    const buffer = (bytes <= SPARE_BUFFER_BYTES && spareBuffers.pop()) || new ArrayBuffer(Math.max(bytes, SPARE_BUFFER_BYTES));
+    const copy = new Int16Array(buffer, 0, count * CHANNELS);
     const startSlot = (first % this.windowFrames) * CHANNELS;
     const beforeWrap = Math.min(copy.length, this.window.length - startSlot);
     copy.set(this.window.subarray(startSlot, startSlot + beforeWrap));
     copy.set(this.window.subarray(0, copy.length - beforeWrap), beforeWrap);
     this.window.fill(0, startSlot, startSlot + beforeWrap);
     this.window.fill(0, 0, copy.length - beforeWrap);
-    const bytes = new Uint8Array(copy.buffer);
-    if (!HOST_IS_LITTLE_ENDIAN) Buffer.from(copy.buffer).swap16();
-    return bytes;
+    const out = new Uint8Array(buffer, 0, bytes);
+    if (!HOST_IS_LITTLE_ENDIAN) Buffer.from(buffer, 0, bytes).swap16();
+    return out;
   }
 }
 

@@ -184,6 +184,30 @@ describe("writing pcaps", () => {
     expect(readPcap(readFileSync(path))).toHaveLength(5000);
   });
 
+  it("keeps each capture's packets when the chunks one has written are filled again by another", async () => {
+    const from = { address: "127.0.0.1", port: 20000 };
+    const to = { address: "127.0.0.1", port: 20002 };
+    const captures = ["a", "b"].map((name, w) => {
+      const path = join(dir, `shared-${name}.pcap`);
+      const records: PcapRecord[] = Array.from({ length: 3000 }, (_, i) => ({
+        timeMs: 1_700_000_000_000 + i * 20,
+        src: from,
+        dst: to,
+        payload: Uint8Array.from({ length: 172 }, (_, k) => (w * 101 + i * 7 + k) & 0xff),
+      }));
+      return { path, records, writer: new PcapWriter(path) };
+    });
+    // In turns, letting writes complete in between, so a chunk written for one is reused by the other.
+    for (let from = 0; from < 3000; from += 300) {
+      for (const c of captures) for (const r of c.records.slice(from, from + 300)) c.writer.write(r.timeMs, r.src, r.dst, r.payload);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    for (const c of captures) {
+      await c.writer.close();
+      expect(new Uint8Array(readFileSync(c.path))).toEqual(encodePcap(c.records));
+    }
+  });
+
   it("reports a file it cannot write when closed, without throwing before", async () => {
     const writer = new PcapWriter(join(dir, "missing-dir", "x.pcap"));
     writer.write(0, { address: "127.0.0.1", port: 1 }, { address: "127.0.0.1", port: 2 }, new Uint8Array(4));

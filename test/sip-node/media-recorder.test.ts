@@ -135,6 +135,23 @@ describe("StereoRecorder", () => {
     expect(await recorder.finish()).toEqual(summary);
   });
 
+  it("keeps each recording's audio when the buffers one has written are filled again by another", async () => {
+    const calls = [0, 1].map((k) => {
+      const path = join(dir, `shared-${k}.wav`);
+      const packets = sinePackets(400, 0, 1000 + k).map((p, i) => ({ ...p, payload: p.payload.map((b) => (b + k * 37 + i) & 0xff) })); // 12 s each
+      return { path, packets, recorder: new StereoRecorder(path, { windowSeconds: 2 }) };
+    });
+    // A second at a time each, letting writes complete in between, so a buffer one has written is reused by the other.
+    for (let from = 0; from < 400; from += 34) {
+      for (const c of calls) for (const p of c.packets.slice(from, from + 34)) c.recorder.write(0, "PCMU", p.payload, p.timestamp, p.ssrc, p.arrivalMs);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    for (const c of calls) {
+      await c.recorder.finish();
+      expect(mismatches(channel(parseWav(readFileSync(c.path)).samples, 0), decodeAll(c.packets, ULAW_TO_PCM))).toBe(0);
+    }
+  });
+
   it("stops at maxSeconds", async () => {
     const { wav, summary, recorder } = await record("capped.wav", right(sinePackets(100, 0)), { maxSeconds: 1 });
     expect(summary.seconds).toBe(1);
