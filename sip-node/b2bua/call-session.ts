@@ -75,6 +75,7 @@ export class CallSession {
   /** Late offer: the caller's INVITE had no SDP, so its ACK carries the answer the callee needs. */
   private pendingAckToB: SipRequest | null = null;
   private lastAckToB: SipRequest | null = null;
+  private reports: Promise<void> = Promise.resolve();
   /** The SDP offer the callee got (anchored at our relay): a platform transfer offers it again. */
   private offerToB: Uint8Array = new Uint8Array(0);
   /** The target of a transfer under way, until it completes or fails. */
@@ -536,13 +537,17 @@ export class CallSession {
     if (media?.files.length) await this.host.media.upload(this.ticket!.call_id, media.files);
   }
 
+  /** Posts an event after the ones before it have been answered, so the Worker sees them in order. */
   private report(event: CallEvent): Promise<void> {
     const callId = this.ticket?.call_id;
     if (!callId) return Promise.resolve();
-    return this.host.worker.event(callId, event).then(
-      () => {},
-      (err: unknown) => this.host.log(`event ${event.type} for ${callId}: ${String(err)}`),
+    this.reports = this.reports.then(() =>
+      this.host.worker.event(callId, event).then(
+        () => {},
+        (err: unknown) => this.host.log(`event ${event.type} for ${callId}: ${String(err)}`),
+      ),
     );
+    return this.reports;
   }
 
   /** Live media of the call for the inspector. */

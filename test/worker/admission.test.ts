@@ -271,6 +271,18 @@ describe("call events", () => {
     expect((await node.event(crypto.randomUUID(), { type: "answered", at: new Date().toISOString() })).status).toBe(404);
   });
 
+  it("records a transfer's outcome, and a late 'accepted' does not undo it", async () => {
+    const { src } = await trunk();
+    const { body: ticket } = await node.admit({ src_ip: src, dialed: "14155550123" });
+    const at = new Date().toISOString();
+    const event = { type: "transfer", at, target: "15550001111", mode: "refer" };
+    await node.event(ticket.call_id, { ...event, status: "completed", code: 200 });
+    await node.event(ticket.call_id, { ...event, status: "accepted", code: 202 });
+    expect(await callRow(ticket.call_id)).toMatchObject({ transfer_status: "completed", transfer_code: 200, transfer_target: "15550001111", transfer_mode: "refer", transfer_at: at });
+    const bad = await node.event(ticket.call_id, { ...event, status: "done", code: 200 });
+    expect(bad.status).toBe(422);
+  });
+
   it("keeps the first answer time and codec when an answer is reported twice", async () => {
     const { src } = await trunk();
     const { body: ticket } = await node.admit({ src_ip: src, dialed: "14155550123" });

@@ -56,6 +56,11 @@ async function markAnswered(db: Db, callId: string, event: Extract<CallEvent, { 
 
 /** A transfer's progress: accepted (REFER taken), then completed or failed with its SIP code. */
 async function recordTransfer(deps: Deps, call: CallRow, event: TransferEvent) {
+  const settled = call.transferStatus === "completed" || call.transferStatus === "failed";
+  // A late "accepted" never overwrites how the same transfer ended.
+  if (settled && event.status === "accepted" && call.transferTarget === event.target) {
+    return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
+  }
   await deps.db
     .update(calls)
     .set({ transferTarget: event.target, transferMode: event.mode, transferStatus: event.status, transferCode: event.code, transferAt: event.at, updatedAt: event.at })
