@@ -27,7 +27,7 @@ const SipNodeConfigSchema = z
     RTP_TIMEOUT_SECONDS: z.coerce.number().min(0.5).max(3600).default(60),
     /** The same while a side holds the call (sendonly, recvonly, inactive): silence is expected. */
     RTP_HOLD_TIMEOUT_SECONDS: z.coerce.number().min(1).max(86_400).default(7200),
-    /** Where recordings and captures are written until the Worker has them. */
+    /** Where recordings and captures are written until the Worker has them; one node's alone. */
     MEDIA_SPOOL_DIR: z.string().min(1).optional(),
   })
   .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
@@ -61,7 +61,8 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
       bind: c.RTP_BIND ?? c.SIP_BIND,
       timeoutMs: c.RTP_TIMEOUT_SECONDS * 1000,
       holdTimeoutMs: c.RTP_HOLD_TIMEOUT_SECONDS * 1000,
-      spoolDir: c.MEDIA_SPOOL_DIR ?? join(tmpdir(), "call-shield-media"),
+      // One node's alone: at start, whatever is in it was left by this node's previous run.
+      spoolDir: c.MEDIA_SPOOL_DIR ?? join(tmpdir(), "call-shield-media", c.NODE_ID),
     },
     worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN },
     nodeId: c.NODE_ID,

@@ -37,6 +37,7 @@ export async function startSipNode(
   const tcp = await TcpTransport.bind(config.sip.bind, udp.local.port, config.sip.publicAddress);
   const transport = new DualTransport(udp, tcp);
   const media = new MediaEngine({ ...config.media, publicAddress: config.sip.publicAddress }, worker, log);
+  media.uploadLeftovers().catch((err: unknown) => log(`spooled media from an earlier run: ${String(err)}`));
   const b2bua = new B2bua({ worker, media, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, noAnswerSeconds: config.noAnswerSeconds, log });
   const layer = new TransactionLayer(transport, b2bua, options.timers ?? RFC_TIMERS);
   b2bua.attach(layer);

@@ -19,6 +19,15 @@ import type { SipNodeConfig } from "../config.ts";
 
 export type WorkerClient = ReturnType<typeof workerClient>;
 
+/** The Worker answered with an error status. */
+export class WorkerApiError extends Error {
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.status = status;
+  }
+}
+
 export function workerClient(config: SipNodeConfig["worker"]) {
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${config.url}/internal${path}`, {
@@ -28,7 +37,7 @@ export function workerClient(config: SipNodeConfig["worker"]) {
     });
     if (res.status === 204) return null;
     const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+    if (!res.ok) throw new WorkerApiError(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`, res.status);
     return JSON.parse(text);
   };
   /** Streams a spooled file to the Worker, which stores it in R2 under the call. */
@@ -40,7 +49,7 @@ export function workerClient(config: SipNodeConfig["worker"]) {
       body: Readable.toWeb(createReadStream(path)) as ReadableStream,
       duplex: "half",
     } as RequestInit);
-    if (!res.ok) throw new Error(`upload ${name}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+    if (!res.ok) throw new WorkerApiError(`upload ${name}: ${res.status} ${(await res.text()).slice(0, 200)}`, res.status);
     MediaUploadResponse.parse(await res.json());
   };
   return {

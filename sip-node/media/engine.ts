@@ -2,15 +2,20 @@
 // (a call whose RTP stopped both ways is ended so it cannot hold a port and run up a bill),
 // and the hand-over of recordings and captures to the Worker when a call ends.
 import { mkdirSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { open as openFile, readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { MediaName } from "../../schema/node-api.ts";
 import type { SipNodeConfig } from "../config.ts";
-import type { WorkerClient } from "../control/worker-client.ts";
+import { WorkerApiError, type WorkerClient } from "../control/worker-client.ts";
+import { HEADER_BYTES, wavHeader } from "./wav.ts";
 import { PortAllocator } from "./ports.ts";
 import { MediaRelay, type MediaFile } from "./relay.ts";
 
 export type MediaEngineOptions = SipNodeConfig["media"] & { publicAddress: string };
 
 const UPLOAD_ATTEMPTS = 3;
+/** How relays name their spool files: `<call id>-<media name>`. */
+const SPOOLED = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(.+)$/;
 
 export class MediaEngine {
   readonly ports: PortAllocator;
@@ -64,6 +69,12 @@ export class MediaEngine {
           await rm(file.path, { force: true });
           break;
         } catch (err) {
+          if (err instanceof WorkerApiError && err.status === 404) {
+            // The Worker does not know the call (another deployment's spool): nothing will take it.
+            this.log(`upload of ${file.name} for ${callId}: unknown call, dropped`);
+            await rm(file.path, { force: true });
+            break;
+          }
           if (attempt >= UPLOAD_ATTEMPTS) {
             this.log(`upload of ${file.name} for ${callId} failed, kept at ${file.path}: ${String(err)}`);
             break;
@@ -72,6 +83,25 @@ export class MediaEngine {
         }
       }
     }
+  }
+
+  /**
+   * Files a previous run of this node left in its spool (uploads that failed, a crash mid-call)
+   * go to the Worker at start. A recording cut short by a crash gets a WAV header that matches
+   * what was written. The spool is this node's alone, so nothing in it belongs to a live call.
+   */
+  async uploadLeftovers(): Promise<number> {
+    const byCall = new Map<string, MediaFile[]>();
+    for (const entry of await readdir(this.options.spoolDir)) {
+      const [, callId, name] = SPOOLED.exec(entry) ?? [];
+      const media = MediaName.safeParse(name);
+      if (!callId || !media.success) continue;
+      const path = join(this.options.spoolDir, entry);
+      if (media.data === "recording.wav") await repairWavHeader(path);
+      byCall.set(callId, [...(byCall.get(callId) ?? []), { name: media.data, path }]);
+    }
+    for (const [callId, files] of byCall) await this.upload(callId, files);
+    return byCall.size;
   }
 
   private endSilentCalls(): void {
@@ -88,5 +118,18 @@ export class MediaEngine {
 
   stop(): void {
     clearInterval(this.sweep);
+  }
+}
+
+/** Rewrites a spooled WAV's header with the sizes of the audio actually in the file. */
+async function repairWavHeader(path: string): Promise<void> {
+  const { size } = await stat(path);
+  if (size < HEADER_BYTES) return;
+  const file = await openFile(path, "r+");
+  try {
+    const dataBytes = (size - HEADER_BYTES) & ~3;
+    await file.write(wavHeader({ sampleRate: 8000, channels: 2, dataBytes }), 0, HEADER_BYTES, 0);
+  } finally {
+    await file.close();
   }
 }

@@ -1,7 +1,7 @@
 // RIFF/WAVE with 16-bit linear PCM: the header the call recorder writes, and a strict reader
 // the tests use to check what was written.
 
-const HEADER_BYTES = 44;
+export const HEADER_BYTES = 44;
 const FORMAT_PCM = 1;
 const BITS_PER_SAMPLE = 16;
 

@@ -15,7 +15,7 @@ describe("SIP node configuration", () => {
         bind: "127.0.0.1",
         timeoutMs: 60_000,
         holdTimeoutMs: 7_200_000,
-        spoolDir: join(tmpdir(), "call-shield-media"),
+        spoolDir: join(tmpdir(), "call-shield-media", "local-1"),
       },
       worker: { url: "http://127.0.0.1:8787", nodeToken: token },
       nodeId: "local-1",

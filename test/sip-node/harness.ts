@@ -51,6 +51,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     NO_ANSWER_SECONDS: "3",
     // Longer than any call of these tests that sends no RTP, shorter than a test can wait.
     RTP_TIMEOUT_SECONDS: "5",
+    MEDIA_SPOOL_DIR: join(state, "spool"),
     RTP_PORT_MIN: String(30_000 + (process.pid % 100) * 200),
     RTP_PORT_MAX: String(30_000 + (process.pid % 100) * 200 + 199),
     ...env,

@@ -1,10 +1,12 @@
 // Media through the node with sipp playing real G.711 from pcaps on both sides: the recording,
 // the captures, quality, DTMF and the media timeout, read back through the public API.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workerClient } from "../../sip-node/control/worker-client.ts";
+import { MediaEngine } from "../../sip-node/media/engine.ts";
 import { ALAW_TO_PCM, encodeAlaw } from "../../sip-node/media/g711.ts";
 import { readPcap, writePcapFile } from "../../sip-node/media/pcap.ts";
 import { parseWav } from "../../sip-node/media/wav.ts";
@@ -180,6 +182,37 @@ describe("media through the node", () => {
     expect((await callee).code).toBe(0);
     expect(stack.node.b2bua.mediaStats(id)).toBeNull();
     await finishedCall(account, true);
+  }, 60_000);
+
+  it("hands over what an earlier run left in its spool at start, the cut-short WAV header repaired", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const worker = workerClient({ url: stack.api, nodeToken: stack.nodeToken });
+    const ticket = await worker.admit({ node_id: "test-node", sip_call_id: "spooled@test", src_ip: account.src, ani: "14155550100", dialed: "14155550123", origin: "sip" });
+    if (ticket.decision !== "admit") throw new Error(`not admitted: ${JSON.stringify(ticket)}`);
+    // What a crash leaves: the recorder's placeholder header (sizes 0) and one second of audio.
+    const spool = mkdtempSync(join(work, "spool-"));
+    const audio = new Int16Array(8000 * 2).map((_, i) => (i % 2 === 0 ? 1000 : -1000));
+    writeFileSync(join(spool, `${ticket.call_id}-recording.wav`), Buffer.concat([Buffer.alloc(44), Buffer.from(audio.buffer)]));
+    writePcapFile(join(spool, `${ticket.call_id}-caller.pcap`), speech.slice(0, 10));
+    writePcapFile(join(spool, `${crypto.randomUUID()}-caller.pcap`), speech.slice(0, 10));
+    const engine = new MediaEngine(
+      { portMin: 50_000, portMax: 50_009, bind: "127.0.0.1", timeoutMs: 60_000, holdTimeoutMs: 60_000, spoolDir: spool, publicAddress: "127.0.0.1" },
+      worker,
+      () => {},
+    );
+    expect(await engine.uploadLeftovers()).toBe(2);
+    engine.stop();
+    expect(readdirSync(spool)).toEqual([]);
+
+    const call = await account.call(`/api/calls/${ticket.call_id}`);
+    expect(call.recording_available).toBe(true);
+    const wav = parseWav((await download(account, `/api/calls/${ticket.call_id}/recording`)).bytes);
+    expect(wav).toMatchObject({ sampleRate: 8000, channels: 2 });
+    expect(wav.samples).toEqual(audio);
+    const pcap = await download(account, `/api/calls/${ticket.call_id}/pcap`);
+    expect(pcap.type).toBe("application/vnd.tcpdump.pcap");
+    expect(readPcap(pcap.bytes)).toHaveLength(10);
   }, 60_000);
 
   it("ends an answered call whose RTP stopped both ways, on both sides, as a media timeout", async () => {
