@@ -4,6 +4,7 @@
 // cooked (SLL and SLL2), raw IP and BSD loopback captures of UDP over IPv4 or IPv6, in either
 // byte order, with microsecond or nanosecond timestamps.
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs";
+import { BufferPool, endStream } from "./file-output.ts";
 
 export type PcapEndpoint = { address: string; port: number };
 export type PcapRecord = { timeMs: number; src: PcapEndpoint; dst: PcapEndpoint; payload: Uint8Array };
@@ -39,21 +40,8 @@ const ADDRESS_CACHE_SIZE = 256;
 const SOURCE_MAC = [0x02, 0, 0, 0, 0, 0x01];
 const DESTINATION_MAC = [0x02, 0, 0, 0, 0, 0x02];
 
-/**
- * Chunks the file streams have finished writing, shared by all writers: a busy node fills
- * hundreds of chunks a second, and allocating each afresh (off the V8 heap) kept the garbage
- * collector marking the whole heap several times a second.
- */
-const spareChunks: Uint8Array[] = [];
-const MAX_SPARE_CHUNKS = 64;
-
-function takeChunk(bytes: number): Uint8Array {
-  return (bytes <= CHUNK_BYTES && spareChunks.pop()) || new Uint8Array(Math.max(CHUNK_BYTES, bytes));
-}
-
-function recycleChunk(chunk: Uint8Array): void {
-  if (chunk.length === CHUNK_BYTES && spareChunks.length < MAX_SPARE_CHUNKS) spareChunks.push(chunk);
-}
+/** Chunks the file streams have finished writing, shared by all writers. */
+const chunks = new BufferPool(CHUNK_BYTES);
 
 /** Writes packets to a pcap file progressively, in 64 KB chunks; close() completes the file. */
 export class PcapWriter {
@@ -61,7 +49,7 @@ export class PcapWriter {
   private readonly maxBytes: number;
   private readonly stream: WriteStream;
   private readonly addresses = new Map<string, Uint8Array>();
-  private chunk = takeChunk(CHUNK_BYTES);
+  private chunk = new Uint8Array(chunks.take(CHUNK_BYTES));
   private chunkView = new DataView(this.chunk.buffer);
   private chunkUsed = 0;
   private acceptedBytes = 0;
@@ -130,9 +118,9 @@ export class PcapWriter {
   private flushChunk(nextRecordBytes: number): void {
     const filled = this.chunk;
     // Once the stream has written it (or failed to), the chunk can be filled again.
-    if (this.chunkUsed > 0) this.stream.write(filled.subarray(0, this.chunkUsed), () => recycleChunk(filled));
-    else recycleChunk(filled);
-    this.chunk = takeChunk(nextRecordBytes);
+    if (this.chunkUsed > 0) this.stream.write(filled.subarray(0, this.chunkUsed), () => chunks.give(filled.buffer));
+    else chunks.give(filled.buffer);
+    this.chunk = new Uint8Array(chunks.take(nextRecordBytes));
     this.chunkView = new DataView(this.chunk.buffer);
     this.chunkUsed = 0;
   }
@@ -146,20 +134,6 @@ export class PcapWriter {
     }
     return bytes;
   }
-}
-
-/** Ends a write stream and waits until its file is closed. */
-function endStream(stream: WriteStream, errorSoFar: () => Error | null): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const failed = errorSoFar();
-    if (failed) return reject(failed);
-    stream.once("close", () => {
-      const error = errorSoFar();
-      if (error) reject(error);
-      else resolve();
-    });
-    stream.end();
-  });
 }
 
 /** A whole pcap file in memory holding the given packets. */

@@ -6,6 +6,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { ALAW_TO_PCM, ULAW_TO_PCM } from "./g711.ts";
+import { BufferPool, endStream } from "./file-output.ts";
 import { wavHeader } from "./wav.ts";
 
 export type RecorderOptions = {
@@ -30,14 +31,8 @@ const REANCHOR_FRAMES = 10 * SAMPLE_RATE;
 const SILENCE = new Uint8Array(8 * SAMPLE_RATE * BYTES_PER_FRAME);
 const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/**
- * Buffers the file streams have finished writing, shared by all recorders, so a flush does
- * not allocate (off the V8 heap) a fresh one each second per call. A flush is usually a little
- * over a second of audio; longer ones (the last, at finish) get a buffer of their own.
- */
-const SPARE_BUFFER_BYTES = 2 * FLUSH_FRAMES * BYTES_PER_FRAME;
-const MAX_SPARE_BUFFERS = 64;
-const spareBuffers: ArrayBuffer[] = [];
+/** Flush buffers, shared by all recorders: a flush is usually a little over a second of audio. */
+const flushBuffers = new BufferPool(2 * FLUSH_FRAMES * BYTES_PER_FRAME);
 
 /** Which timeline frame a channel's RTP timestamp stands for. */
 type Anchor = { ssrc: number; rtpTimestamp: number; frame: number };
@@ -145,7 +140,7 @@ export class StereoRecorder {
     if (inWindow > 0) {
       const audio = this.takeFromWindow(this.flushedFrames, inWindow);
       this.stream.write(audio, () => {
-        if (audio.buffer.byteLength === SPARE_BUFFER_BYTES && spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(audio.buffer);
+        flushBuffers.give(audio.buffer as ArrayBuffer);
       });
       this.flushedFrames += inWindow;
     }
@@ -160,7 +155,7 @@ export class StereoRecorder {
   /** A little-endian copy of frames [first, first + count) of the window, whose slots are then zeroed. */
   private takeFromWindow(first: number, count: number): Uint8Array<ArrayBuffer> {
     const bytes = count * BYTES_PER_FRAME;
-    const buffer = (bytes <= SPARE_BUFFER_BYTES && spareBuffers.pop()) || new ArrayBuffer(Math.max(bytes, SPARE_BUFFER_BYTES));
+    const buffer = flushBuffers.take(bytes);
     const copy = new Int16Array(buffer, 0, count * CHANNELS);
     const startSlot = (first % this.windowFrames) * CHANNELS;
     const beforeWrap = Math.min(copy.length, this.window.length - startSlot);
@@ -172,18 +167,4 @@ export class StereoRecorder {
     if (!HOST_IS_LITTLE_ENDIAN) Buffer.from(buffer, 0, bytes).swap16();
     return out;
   }
-}
-
-/** Ends a write stream and waits until its file is closed. */
-function endStream(stream: WriteStream, errorSoFar: () => Error | null): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const failed = errorSoFar();
-    if (failed) return reject(failed);
-    stream.once("close", () => {
-      const error = errorSoFar();
-      if (error) reject(error);
-      else resolve();
-    });
-    stream.end();
-  });
 }

@@ -1,6 +1,6 @@
 // Calls through the SIP node with sipp on both sides and the Worker's real admission.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freeUdpPort, openAccount, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, pause, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
 let stack: Stack;
 
@@ -12,7 +12,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until the Worker has the call's end (the node reports it just after the last message). */
 async function ledgerCall(account: TestAccount): Promise<any> {

@@ -16,6 +16,8 @@ import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 
 export { freeUdpPort };
 
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 const scenarios = new URL("./scenarios/", import.meta.url).pathname;
 
 export type Stack = {

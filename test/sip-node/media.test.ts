@@ -10,13 +10,12 @@ import { MediaEngine } from "../../sip-node/media/engine.ts";
 import { ALAW_TO_PCM, encodeAlaw } from "../../sip-node/media/g711.ts";
 import { readPcap, writePcapFile } from "../../sip-node/media/pcap.ts";
 import { parseWav } from "../../sip-node/media/wav.ts";
-import { freeUdpPort, openAccount, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, pause, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
 const SIPP_MEDIA = "/usr/share/sip-tester";
 const SPEECH = `${SIPP_MEDIA}/g711a.pcap`;
 const DTMF_1 = `${SIPP_MEDIA}/dtmf_2833_1.pcap`;
 const work = mkdtempSync(join(tmpdir(), "media-test-"));
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let stack: Stack;
 

@@ -1,7 +1,7 @@
 // Transfers ordered through the public API: the Worker reaches the node carrying the call over
 // the NodeHub; the node bridges the caller to the target (platform) or REFERs the caller's side.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freeUdpPort, openAccount, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, pause, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
 let stack: Stack;
 
@@ -13,7 +13,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function callInState(account: TestAccount, done: (call: any) => boolean): Promise<any> {
   for (let i = 0; i < 100; i++) {
