@@ -402,13 +402,14 @@ export class CallSession {
     c.remoteTag = parseNameAddr(header(response, "To")!).tag;
     const contact = header(response, "Contact");
     if (contact) c.remoteTarget = parseNameAddr(contact).uri;
-    this.sendAckTo(c, invite);
+    const ack = this.sendAckTo(c, invite);
     // The old callee goes; the new one takes its place on the relay's callee side.
     const old = this.b!;
     this.bye("b");
     this.host.unregisterDialog(old.callId, old.localTag);
     this.b = c;
     this.bInvite = invite;
+    this.lastAckToB = ack;
     this.anchor("b", response.body);
     this.transferDone("platform", "completed", response.status);
   }
@@ -421,10 +422,11 @@ export class CallSession {
     this.send(bye, c.endpoint, () => {});
   }
 
-  private sendAckTo(dialog: Dialog, invite: SipRequest): void {
+  private sendAckTo(dialog: Dialog, invite: SipRequest): SipRequest {
     const ack = this.requestOn(dialog, "ACK", dialog.remoteTarget, new Uint8Array(0), parseCSeq(header(invite, "CSeq")!).seq);
     this.host.layer.sendStateless(ack, dialog.endpoint);
     this.record("out", ack, this.host.local, dialog.endpoint);
+    return ack;
   }
 
   private referCaller(target: string): void {

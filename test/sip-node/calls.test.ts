@@ -55,6 +55,18 @@ describe("calls through the node", () => {
     expect(await endedCall(account)).toMatchObject({ status: "completed", dest_transport: "tcp", hangup_by: "caller" });
   });
 
+  it("carries a late offer: the callee's offer in the 200, the caller's answer in the ACK", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas-late-offer.xml", port);
+    await pause(200);
+    const caller = await uac(stack, account.src, "uac-late-offer.xml");
+    expect(caller.code, caller.output).toBe(0);
+    const answered = await callee;
+    expect(answered.code, answered.output).toBe(0);
+    expect(await endedCall(account)).toMatchObject({ status: "completed", hangup_by: "caller" });
+  });
+
   it("ACKs the destination's 2xx again when it comes back, as if our ACK was lost", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
