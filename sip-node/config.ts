@@ -21,6 +21,8 @@ const SipNodeConfigSchema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     /** A destination that rings this long without answering is cancelled (the caller hears 480). */
     NO_ANSWER_SECONDS: z.coerce.number().int().min(1).max(600).default(90),
+    /** New calls a second one source address may start; beyond it they get 503 with Retry-After. */
+    CALLS_PER_SECOND_PER_SOURCE: z.coerce.number().int().min(1).max(100_000).default(500),
     /** The address RTP sockets bind to; the SIP bind address by default. */
     RTP_BIND: z.union([z.ipv4(), z.ipv6()], { error: "must be an IPv4 or IPv6 address" }).optional(),
     /** An answered call with no RTP either way for this long is ended (end_reason media_timeout). */
@@ -43,6 +45,7 @@ export type SipNodeConfig = {
   region: string;
   logLevel: "debug" | "info" | "warn" | "error";
   noAnswerSeconds: number;
+  callsPerSecondPerSource: number;
 };
 
 /** Parses the environment into the node's configuration, or throws naming every bad setting. */
@@ -69,5 +72,6 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
     region: c.REGION,
     logLevel: c.LOG_LEVEL,
     noAnswerSeconds: c.NO_ANSWER_SECONDS,
+    callsPerSecondPerSource: c.CALLS_PER_SECOND_PER_SOURCE,
   };
 }

@@ -1,6 +1,7 @@
 // The transaction user of the node: new INVITEs become CallSessions (after the whitelist
 // filter: strangers get no answer at all), in-dialog requests find their session by
 // Call-ID and our tag, OPTIONS pings are answered for whitelisted peers.
+import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { WhitelistFilter } from "../control/whitelist.ts";
@@ -13,6 +14,7 @@ import { responseTo, type ServerTransaction, type TransactionLayer, type Transac
 import type { Endpoint } from "../sip/transport.ts";
 import { CallSession, type Leg, type SessionHost } from "./call-session.ts";
 import { reasonPhrase } from "./causes.ts";
+import { SourceThrottle } from "./source-throttle.ts";
 
 export type B2buaOptions = {
   worker: WorkerClient;
@@ -21,6 +23,8 @@ export type B2buaOptions = {
   nodeId: string;
   publicAddress: string;
   noAnswerSeconds: number;
+  /** New calls a second one source address may start; beyond it, 503 with Retry-After. */
+  callsPerSecondPerSource: number;
   log?: (message: string) => void;
 };
 
@@ -30,9 +34,11 @@ export class B2bua implements TransactionUser {
   private readonly dialogs = new Map<string, { session: CallSession; leg: Leg }>();
   private readonly sessions = new Set<CallSession>();
   private readonly dns = new Map<string, Promise<string>>();
+  private readonly throttle: SourceThrottle;
 
   constructor(options: B2buaOptions) {
     this.options = options;
+    this.throttle = new SourceThrottle(options.callsPerSecondPerSource);
   }
 
   attach(layer: TransactionLayer): void {
@@ -82,6 +88,7 @@ export class B2bua implements TransactionUser {
     // Nobody outside the whitelist hears anything from us.
     if (!this.options.whitelist.contains(from.address)) return tx.terminate();
     if (request.method === "INVITE" && !toTag) {
+      if (!this.throttle.allow(from.address)) return this.refuseOverload(request, tx);
       const session = new CallSession(this.host(), request, tx, from);
       this.sessions.add(session);
       void session.start().catch((err: unknown) => this.log(`call ${header(request, "Call-ID")}: ${String(err)}`));
@@ -89,6 +96,13 @@ export class B2bua implements TransactionUser {
     }
     const status = request.method === "OPTIONS" ? 200 : toTag ? 481 : 405;
     tx.respond(responseTo(request, status, reasonPhrase(status), status === 200 ? "options" : undefined));
+  }
+
+  /** 503 with Retry-After (RFC 3261 §21.5.4): the peer's other routes can take the call. */
+  private refuseOverload(request: SipRequest, tx: ServerTransaction): void {
+    const response = responseTo(request, 503, reasonPhrase(503), randomBytes(8).toString("hex"));
+    response.headers.push(["Retry-After", "1"]);
+    tx.respond(response);
   }
 
   onAck(ack: SipRequest): void {

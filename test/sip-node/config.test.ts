@@ -22,6 +22,7 @@ describe("SIP node configuration", () => {
       region: "ca",
       logLevel: "info",
       noAnswerSeconds: 90,
+      callsPerSecondPerSource: 500,
     });
   });
 
