@@ -3,6 +3,7 @@
 // recorded and captured, its header rewritten in place when the sender changed, and sent on
 // out of the other side. Nothing on this path allocates beyond the datagram Node hands us.
 import type { RemoteInfo, Socket } from "node:dgram";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { LiveLegStats, MediaName } from "../../schema/node-api.ts";
 import { DtmfDetector, type DtmfEvent } from "./dtmf.ts";
@@ -252,15 +253,22 @@ export class MediaRelay {
     for (const side of Object.values(this.sides)) this.ports.release(side.pair);
     const files: MediaFile[] = [];
     if (this.recorder) {
-      const wav = await this.recorder.finish();
-      if (wav.seconds > 0) files.push({ name: "recording.wav", path: wav.path });
+      const wav = await this.recorder.finish().catch(() => null);
+      await this.keepIf(files, "recording.wav", (wav?.seconds ?? 0) > 0);
     }
     for (const side of Object.values(this.sides)) {
       if (!side.pcap) continue;
-      const capture = await side.pcap.close();
-      if (capture.packets > 0) files.push({ name: `${side.name}.pcap`, path: capture.path });
+      const capture = await side.pcap.close().catch(() => null);
+      await this.keepIf(files, `${side.name}.pcap`, (capture?.packets ?? 0) > 0);
     }
     return this.summary(files);
+  }
+
+  /** A spooled file is handed over when it holds something; an empty or failed one is deleted. */
+  private async keepIf(files: MediaFile[], name: MediaName, worthKeeping: boolean): Promise<void> {
+    const path = this.spoolPath(name);
+    if (worthKeeping) files.push({ name, path });
+    else await rm(path, { force: true });
   }
 
   private summary(files: MediaFile[]): MediaSummary {

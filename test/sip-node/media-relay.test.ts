@@ -1,6 +1,6 @@
 // The relay on its own, with two UDP sockets standing in for the caller and the callee.
 import { createSocket, type Socket } from "node:dgram";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -58,6 +58,16 @@ afterEach(async () => {
 });
 
 describe("the RTP relay", () => {
+  it("leaves nothing in the spool for a call that carried no media", async () => {
+    const { relay, caller, callee } = await call(true);
+    open.pop();
+    const summary = await relay.close();
+    caller.socket.close();
+    callee.socket.close();
+    expect(summary).toMatchObject({ files: [], qos: null, mos: null });
+    expect(readdirSync(spoolDir).filter((f) => f.startsWith(relay.callId))).toEqual([]);
+  });
+
   it("carries RTP both ways and refuses a stranger once the peer is known", async () => {
     const { relay, caller, callee, send } = await call();
     for (let i = 0; i < 5; i++) {
