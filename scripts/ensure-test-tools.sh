@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the tests drive besides npm packages: sipp (Debian package sip-tester), the SIP
-# peer of the SIP node's integration tests, and curl for the exchange's Digest tests.
+# peer of the SIP node's integration tests, curl for the exchange's Digest tests, and openssl to
+# make the certificate of the SIP-over-TLS test's destination.
 # Runs before `npm test`; does nothing when the tools are already there.
 set -euo pipefail
 missing=()
 command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != "0" ]; then
   echo "missing test tools (${missing[*]}): run as root, or: sudo apt-get install -y ${missing[*]}" >&2

@@ -1,5 +1,6 @@
 // The SIP node's whole configuration, validated once at start. Nothing else in sip-node/
 // reads process.env: main passes the environment here and hands the result down.
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -21,6 +22,10 @@ const SipNodeConfigSchema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
     /** A destination that rings this long without answering is cancelled (the caller hears 480). */
     NO_ANSWER_SECONDS: z.coerce.number().int().min(1).max(600).default(90),
+    /** Extra certificate authorities (PEM file) trusted for destinations reached over TLS. */
+    SIP_TLS_CA_FILE: z.string().min(1).optional(),
+    /** Check TLS destinations' certificates (chain and name); "false" only for a lab. */
+    SIP_TLS_VERIFY: z.enum(["true", "false"]).default("true"),
     /** New calls a second one source address may start; beyond it they get 503 with Retry-After. */
     CALLS_PER_SECOND_PER_SOURCE: z.coerce.number().int().min(1).max(100_000).default(500),
     /** The address RTP sockets bind to; the SIP bind address by default. */
@@ -46,6 +51,7 @@ export type SipNodeConfig = {
   logLevel: "debug" | "info" | "warn" | "error";
   noAnswerSeconds: number;
   callsPerSecondPerSource: number;
+  tls: { ca?: string; verify: boolean };
 };
 
 /** Parses the environment into the node's configuration, or throws naming every bad setting. */
@@ -73,5 +79,6 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
     logLevel: c.LOG_LEVEL,
     noAnswerSeconds: c.NO_ANSWER_SECONDS,
     callsPerSecondPerSource: c.CALLS_PER_SECOND_PER_SOURCE,
+    tls: { ...(c.SIP_TLS_CA_FILE ? { ca: readFileSync(c.SIP_TLS_CA_FILE, "utf8") } : {}), verify: c.SIP_TLS_VERIFY === "true" },
   };
 }

@@ -161,7 +161,7 @@ export class CallSession {
       localUri: `${from.displayName ? `"${from.displayName}" ` : ""}<sip:${ticket.ani ?? "anonymous"}@${this.host.local.address}>`,
       remoteUri: `<sip:${ticket.dialed}@${destination.host}>`,
       remoteTarget: target,
-      endpoint: { address, port: destination.port, protocol: destination.transport },
+      endpoint: { address, port: destination.port, protocol: destination.transport, serverName: destination.host },
       localSeq: 1,
     };
     this.host.register(this.b.callId, this.b.localTag, this, "b");

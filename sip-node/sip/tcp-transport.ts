@@ -1,7 +1,9 @@
 // SIP over TCP (RFC 3261 §18): one listening socket, connections reused in both directions and
 // keyed by the peer's address and port, messages cut from the stream by the StreamFramer.
 // Bounded: connections per source address, idle connections closed, every message size capped.
-import { connect, createServer, type Server, type Socket } from "node:net";
+// The same class carries SIP over TLS toward destinations (outbound only: no certificate of ours).
+import { connect, createServer, isIP, type Server, type Socket } from "node:net";
+import { connect as connectTls, rootCertificates } from "node:tls";
 import { StreamFramer } from "./framer.ts";
 import type { SipMessage, SipParseError } from "./message.ts";
 import type { Endpoint, Inbound, Transport } from "./transport.ts";
@@ -11,19 +13,48 @@ export const IDLE_TIMEOUT_MS = 120_000;
 
 export type MessageInbound = (message: SipMessage, from: Endpoint) => void;
 
+/** Opens a connection to a peer: plain TCP, or TLS with the peer's certificate checked. */
+export type Dial = (to: Endpoint) => Socket;
+
+const dialTcp: Dial = (to) => connect({ host: to.address, port: to.port, noDelay: true });
+
+/**
+ * TLS toward a destination: its certificate must chain to the system's roots (or `ca`) and name
+ * the destination's host (sent as SNI; a destination given by address is checked against it).
+ */
+export function dialTls(options: { ca?: string; verify: boolean }): Dial {
+  return (to) =>
+    connectTls({
+      host: to.address,
+      port: to.port,
+      servername: to.serverName && isIP(to.serverName) === 0 ? to.serverName : undefined,
+      ca: options.ca ? [...rootCertificates, options.ca] : undefined,
+      rejectUnauthorized: options.verify,
+    });
+}
+
 export class TcpTransport implements Transport {
-  readonly protocol = "tcp" as const;
+  readonly protocol: "tcp" | "tls";
   readonly local: { address: string; port: number };
-  private readonly server: Server;
+  private readonly server: Server | null;
+  private readonly dial: Dial;
   private readonly connections = new Map<string, Socket>();
   private readonly perSource = new Map<string, number>();
   private closed = false;
   private onMessage: MessageInbound = () => {};
   private onInvalid: (error: SipParseError, from: Endpoint) => void = () => {};
+  private onFailure: (to: Endpoint, reason: string) => void = () => {};
 
-  private constructor(server: Server, publicAddress: string, port: number) {
+  private constructor(server: Server | null, local: { address: string; port: number }, protocol: "tcp" | "tls", dial: Dial) {
     this.server = server;
-    this.local = { address: publicAddress, port };
+    this.local = local;
+    this.protocol = protocol;
+    this.dial = dial;
+  }
+
+  /** Connections we open only (SIP over TLS toward destinations); `local` is what Via and Contact say. */
+  static outbound(protocol: "tcp" | "tls", local: { address: string; port: number }, dial: Dial): TcpTransport {
+    return new TcpTransport(null, local, protocol, dial);
   }
 
   static async bind(address: string, port: number, publicAddress = address): Promise<TcpTransport> {
@@ -36,7 +67,7 @@ export class TcpTransport implements Transport {
       });
     });
     const bound = server.address() as { port: number };
-    const transport = new TcpTransport(server, publicAddress, bound.port);
+    const transport = new TcpTransport(server, { address: publicAddress, port: bound.port }, "tcp", dialTcp);
     server.on("connection", (socket) => transport.adopt(socket));
     return transport;
   }
@@ -45,6 +76,10 @@ export class TcpTransport implements Transport {
   onReceiveMessage(handler: MessageInbound, onInvalid: (error: SipParseError, from: Endpoint) => void): void {
     this.onMessage = handler;
     this.onInvalid = onInvalid;
+  }
+
+  onSendFailure(handler: (to: Endpoint, reason: string) => void): void {
+    this.onFailure = handler;
   }
 
   onReceive(_handler: Inbound): void {
@@ -56,8 +91,10 @@ export class TcpTransport implements Transport {
     const key = `${to.address}:${to.port}`;
     let socket = this.connections.get(key);
     if (!socket || socket.destroyed) {
-      socket = connect({ host: to.address, port: to.port, noDelay: true });
+      socket = this.dial(to);
       this.adopt(socket, key);
+      // What waits on a connection we opened learns at once that it failed.
+      socket.once("error", (err) => this.onFailure(to, `${this.protocol} connection to ${key} failed: ${err.message}`));
     }
     socket.write(bytes);
   }
@@ -73,7 +110,8 @@ export class TcpTransport implements Transport {
     this.perSource.set(source, count);
     const key = knownKey ?? `${address}:${socket.remotePort}`;
     this.connections.set(key, socket);
-    const from = (): Endpoint => ({ address: socket.remoteAddress ?? source, port: socket.remotePort ?? 0, protocol: "tcp" });
+    const protocol = this.protocol;
+    const from = (): Endpoint => ({ address: socket.remoteAddress ?? source, port: socket.remotePort ?? 0, protocol });
     const framer = new StreamFramer(undefined, {
       onInvalid: (error) => this.onInvalid(error, from()),
       onPing: () => socket.write("\r\n"),
@@ -103,6 +141,7 @@ export class TcpTransport implements Transport {
   close(): Promise<void> {
     this.closed = true;
     for (const socket of this.connections.values()) socket.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    const server = this.server;
+    return server ? new Promise((resolve) => server.close(() => resolve())) : Promise.resolve();
   }
 }

@@ -208,6 +208,18 @@ export class ClientTransaction {
     this.timers.clear();
     this.layer.forgetClient(this.key);
   }
+
+  /**
+   * The transport could not carry the request (a refused connection, a TLS handshake that
+   * failed): RFC 3261 §17.1.4 has the TU treat it as a 503 at once, not after Timer B or F.
+   */
+  transportFailed(reason: string): void {
+    if (this.state === "completed" || this.state === "terminated") return;
+    this.terminate();
+    const response = responseTo(this.request, 503, "Service Unavailable");
+    response.headers.push(["Warning", `399 call-shield "${reason.replace(/["\\]/g, "'").slice(0, 120)}"`]);
+    this.onResponse(response);
+  }
 }
 
 /** Matches incoming messages to transactions and owns the transport. */
@@ -227,6 +239,14 @@ export class TransactionLayer {
       (message, from) => this.dispatch(message, from),
       (error, from) => this.tu.onBadMessage?.(error, from),
     );
+    transport.onSendFailure?.((to, reason) => this.failClientsTo(to, reason));
+  }
+
+  private failClientsTo(to: Endpoint, reason: string): void {
+    for (const tx of [...this.clients.values()]) {
+      const d = tx.destination;
+      if (d.protocol === to.protocol && d.port === to.port && d.address === to.address) tx.transportFailed(reason);
+    }
   }
 
   get activeTransactions(): number {

@@ -7,7 +7,13 @@ import type { SipMessage, SipParseError } from "./message.ts";
 export type Protocol = "udp" | "tcp" | "tls";
 
 /** Where a message came from or goes to. */
-export type Endpoint = { address: string; port: number; protocol: Protocol };
+export type Endpoint = {
+  address: string;
+  port: number;
+  protocol: Protocol;
+  /** The host name the address was resolved from: what a TLS peer's certificate must name. */
+  serverName?: string;
+};
 
 export type Inbound = (bytes: Uint8Array, from: Endpoint) => void;
 
@@ -19,24 +25,28 @@ export interface Transport {
   onReceive(handler: Inbound): void;
   /** Stream transports hand over messages they already framed and parsed. */
   onReceiveMessage?(handler: (message: SipMessage, from: Endpoint) => void, onInvalid: (error: SipParseError, from: Endpoint) => void): void;
+  /** Stream transports report a connection they opened that failed (refused, TLS refused, reset). */
+  onSendFailure?(handler: (to: Endpoint, reason: string) => void): void;
   close(): Promise<void>;
 }
 
-/** UDP and a stream transport on one port, chosen per destination by its protocol. */
+/** UDP and the stream transports (TCP, TLS), chosen per destination by its protocol. */
 export class DualTransport implements Transport {
   readonly protocol = "udp" as const;
   readonly local: { address: string; port: number };
   private readonly udp: Transport;
-  private readonly stream: Transport;
+  private readonly streams: Partial<Record<"tcp" | "tls", Transport>>;
 
-  constructor(udp: Transport, stream: Transport) {
+  constructor(udp: Transport, streams: Partial<Record<"tcp" | "tls", Transport>>) {
     this.udp = udp;
-    this.stream = stream;
+    this.streams = streams;
     this.local = udp.local;
   }
 
   send(bytes: Uint8Array, to: Endpoint): void {
-    (to.protocol === "udp" ? this.udp : this.stream).send(bytes, to);
+    const transport = to.protocol === "udp" ? this.udp : this.streams[to.protocol];
+    // A protocol this node does not speak: nothing is sent, and the transaction times out.
+    transport?.send(bytes, to);
   }
 
   onReceive(handler: Inbound): void {
@@ -44,11 +54,15 @@ export class DualTransport implements Transport {
   }
 
   onReceiveMessage(handler: (message: SipMessage, from: Endpoint) => void, onInvalid: (error: SipParseError, from: Endpoint) => void): void {
-    this.stream.onReceiveMessage?.(handler, onInvalid);
+    for (const stream of Object.values(this.streams)) stream.onReceiveMessage?.(handler, onInvalid);
+  }
+
+  onSendFailure(handler: (to: Endpoint, reason: string) => void): void {
+    for (const stream of Object.values(this.streams)) stream.onSendFailure?.(handler);
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.udp.close(), this.stream.close()]);
+    await Promise.all([this.udp.close(), ...Object.values(this.streams).map((stream) => stream.close())]);
   }
 }
 

@@ -23,6 +23,7 @@ describe("SIP node configuration", () => {
       logLevel: "info",
       noAnswerSeconds: 90,
       callsPerSecondPerSource: 500,
+      tls: { verify: true },
     });
   });
 
