@@ -11,7 +11,7 @@ import type { HubCommand } from "../schema/node-api.ts";
 import { workerClient } from "./control/worker-client.ts";
 import { RFC_TIMERS, TransactionLayer, type TimerValues } from "./sip/transactions.ts";
 import { dialTls, TcpTransport } from "./sip/tcp-transport.ts";
-import { DualTransport, UdpTransport } from "./sip/transport.ts";
+import { TransportSet, UdpTransport } from "./sip/transport.ts";
 
 export type SipNode = {
   b2bua: B2bua;
@@ -36,7 +36,7 @@ export async function startSipNode(
   // TCP on the same port number as UDP (an ephemeral UDP port in tests gives TCP the same number).
   const tcp = await TcpTransport.bind(config.sip.bind, udp.local.port, config.sip.publicAddress);
   const tls = TcpTransport.outbound("tls", udp.local, dialTls(config.tls));
-  const transport = new DualTransport(udp, { tcp, tls });
+  const transport = new TransportSet(udp, { tcp, tls });
   const media = new MediaEngine({ ...config.media, publicAddress: config.sip.publicAddress }, worker, log);
   media.uploadLeftovers().catch((err: unknown) => log(`spooled media from an earlier run: ${String(err)}`));
   const b2bua = new B2bua({ worker, media, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, noAnswerSeconds: config.noAnswerSeconds, callsPerSecondPerSource: config.callsPerSecondPerSource, log });

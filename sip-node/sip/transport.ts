@@ -31,7 +31,7 @@ export interface Transport {
 }
 
 /** UDP and the stream transports (TCP, TLS), chosen per destination by its protocol. */
-export class DualTransport implements Transport {
+export class TransportSet implements Transport {
   readonly protocol = "udp" as const;
   readonly local: { address: string; port: number };
   private readonly udp: Transport;
