@@ -198,7 +198,7 @@ describe("listing, changing and deleting", () => {
     const third = await addDestination(owner, { label: "third" });
     expect((await list(owner)).map((d) => d.label)).toEqual(["third", "second", "first"]);
 
-    const patched = await owner.client.patch(`${PATH}/${second.id}`, {
+    const change = {
       host: "sbc2.carrier.test",
       port: 5062,
       transport: "tls",
@@ -210,23 +210,10 @@ describe("listing, changing and deleting", () => {
       sample_mode: "record",
       transfer_mode: "refer",
       config: { a: 1 },
-    });
+    };
+    const patched = await owner.client.patch(`${PATH}/${second.id}`, change);
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({
-      id: second.id,
-      host: "sbc2.carrier.test",
-      port: 5062,
-      transport: "tls",
-      label: "renamed",
-      tech_prefix: "99",
-      monitor_enabled: true,
-      processing: "relay_only",
-      sample_rate: 3,
-      sample_mode: "record",
-      transfer_mode: "refer",
-      config: { a: 1 },
-      created_at: second.created_at,
-    });
+    expect(patched.body).toMatchObject({ id: second.id, ...change, created_at: second.created_at });
     expect((await list(owner)).find((d) => d.id === second.id)).toEqual(patched.body);
 
     // Nullable fields clear with null; an empty patch changes nothing.

@@ -16,6 +16,14 @@ type CallRow = typeof calls.$inferSelect;
 
 const ENDED = new Set(["completed", "failed", "rejected"]);
 
+/** What the node hears back from any event: the call's state and charge as they now stand. */
+const answerOf = (call: Pick<CallRow, "id" | "status" | "billsec" | "chargedMicros">) => ({
+  call_id: call.id,
+  status: call.status,
+  billsec: call.billsec,
+  charged_amount: toUsd(call.chargedMicros),
+});
+
 export async function recordCallEvent(deps: Deps, callId: string, event: CallEvent) {
   if (event.type === "answered") {
     const answered = await markAnswered(deps.db, callId, event);
@@ -35,7 +43,7 @@ export async function recordCallEvent(deps: Deps, callId: string, event: CallEve
     await deps.db.update(calls).set({ ...patch, updatedAt: event.at }).where(eq(calls.id, call.id));
     Object.assign(call, patch);
   }
-  return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
+  return answerOf(call);
 }
 
 /** The answer, in one statement on the hot path of every call; null when the call is unknown or over. */
@@ -51,7 +59,7 @@ async function markAnswered(db: Db, callId: string, event: Extract<CallEvent, { 
     .where(and(eq(calls.id, callId), notInArray(calls.status, [...ENDED])))
     .returning({ id: calls.id, status: calls.status, billsec: calls.billsec, chargedMicros: calls.chargedMicros })
     .get();
-  return row ? { call_id: row.id, status: row.status, billsec: row.billsec, charged_amount: toUsd(row.chargedMicros) } : null;
+  return row ? answerOf(row) : null;
 }
 
 /** A transfer's progress: accepted (REFER taken), then completed or failed with its SIP code. */
@@ -59,13 +67,13 @@ async function recordTransfer(deps: Deps, call: CallRow, event: TransferEvent) {
   const settled = call.transferStatus === "completed" || call.transferStatus === "failed";
   // A late "accepted" never overwrites how the same transfer ended.
   if (settled && event.status === "accepted" && call.transferTarget === event.target) {
-    return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
+    return answerOf(call);
   }
   await deps.db
     .update(calls)
     .set({ transferTarget: event.target, transferMode: event.mode, transferStatus: event.status, transferCode: event.code, transferAt: event.at, updatedAt: event.at })
     .where(eq(calls.id, call.id));
-  return { call_id: call.id, status: call.status, billsec: call.billsec, charged_amount: toUsd(call.chargedMicros) };
+  return answerOf(call);
 }
 
 async function endCall(deps: Deps, call: CallRow, event: EndedEvent) {
@@ -125,5 +133,5 @@ async function endCall(deps: Deps, call: CallRow, event: EndedEvent) {
     writes.push(deps.db.insert(callSipMessages).values(ladder.slice(i, i + 6)).onConflictDoNothing() as never);
   }
   await deps.db.batch(writes as [typeof writes[0], ...typeof writes]);
-  return { call_id: call.id, status: patch.status!, billsec, charged_amount: toUsd(chargedMicros) };
+  return answerOf({ id: call.id, status: patch.status!, billsec, chargedMicros });
 }
