@@ -66,13 +66,16 @@ export type CallEndResult = CallCharge | { ok: false; reason: "unknown_call" };
 
 const ENTRY_COLUMNS = "id, type, amount_micros, balance_after_micros, call_id, description, waived_micros, created_at";
 
-export class AccountLedger extends DurableObject {
-  private readonly sql: SqlStorage;
-
-  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
-    super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.sql.exec(`
+/**
+ * The ledger's storage, one step per schema version: step i takes the storage from version i
+ * to i + 1, and the one-row table schema_version records how many have run (Durable Object
+ * SQLite refuses `PRAGMA user_version`). Append a step to add a table or a column; never edit
+ * or reorder a step once it has shipped. Step 1 is written with IF NOT EXISTS because ledgers
+ * made before versioning already hold its tables, with no schema_version: version 0.
+ */
+export const LEDGER_MIGRATIONS: ReadonlyArray<(sql: SqlStorage) => void> = [
+  (sql) =>
+    sql.exec(`
       CREATE TABLE IF NOT EXISTS state (
         id INTEGER PRIMARY KEY CHECK (id = 1),
         balance_micros INTEGER NOT NULL,
@@ -105,7 +108,55 @@ export class AccountLedger extends DurableObject {
         call_id TEXT PRIMARY KEY,
         result TEXT NOT NULL
       );
-    `);
+    `),
+];
+
+/** The version the storage is at: how many migration steps have run on it (0 before the first). */
+export function storageVersion(sql: SqlStorage): number {
+  const table = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").toArray();
+  if (table.length === 0) return 0;
+  return sql.exec<{ version: number }>("SELECT version FROM schema_version WHERE id = 1").toArray()[0]?.version ?? 0;
+}
+
+/**
+ * Runs the steps the storage has not had yet, in one transaction with the version they bring
+ * it to, so an instance sees either the whole new layout or the old one. A storage newer than
+ * the code (a rollback after a migration) is refused rather than used with the wrong layout.
+ */
+export function migrate(storage: DurableObjectStorage, steps: ReadonlyArray<(sql: SqlStorage) => void>): void {
+  storage.transactionSync(() => {
+    const from = storageVersion(storage.sql);
+    if (from > steps.length) throw new Error(`storage is at version ${from}, newer than the ${steps.length} steps this code knows`);
+    if (from === steps.length) return;
+    for (const step of steps.slice(from)) step(storage.sql);
+    storage.sql.exec("CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
+    storage.sql.exec(
+      "INSERT INTO schema_version (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version",
+      steps.length,
+    );
+  });
+}
+
+type Posting = {
+  /** The entry's id; unique in the ledger. */
+  id: string;
+  type: string;
+  /** Signed: positive adds to the balance, negative takes from it. */
+  amountMicros: number;
+  callId?: string | null;
+  description?: string | null;
+  waivedMicros?: number;
+  at: string;
+};
+
+export class AccountLedger extends DurableObject {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    // Synchronous, so no request reaches the object before its storage is at the current version.
+    migrate(ctx.storage, LEDGER_MIGRATIONS);
   }
 
   summary(): LedgerSummary {
@@ -115,58 +166,66 @@ export class AccountLedger extends DurableObject {
   /** Adds money (welcome credit, top-up, refund). Idempotent by entry id. */
   credit(input: MoneyInput): CreditResult {
     if (!isMoney(input.amountMicros)) return { ok: false, reason: "invalid_amount" };
-    const existing = this.entry(input.entryId);
-    if (existing) return { ok: true, entry: existing };
-    return { ok: true, entry: this.post(input.entryId, input.type, input.amountMicros, null, input.description ?? null, 0, input.createdAt) };
+    return this.write(() => {
+      const existing = this.entry(input.entryId);
+      if (existing) return { ok: true, entry: existing };
+      return { ok: true, entry: this.post(moneyPosting(input, 1)) };
+    });
   }
 
   /** Takes money (analysis fee, plan fee, exchange purchase) only if the available balance covers it. Idempotent by entry id. */
   debit(input: MoneyInput): DebitResult {
     if (!isMoney(input.amountMicros)) return { ok: false, reason: "invalid_amount" };
-    const existing = this.entry(input.entryId);
-    if (existing) return { ok: true, entry: existing };
-    if (this.summary().available_micros < input.amountMicros) return { ok: false, reason: "insufficient_balance" };
-    return { ok: true, entry: this.post(input.entryId, input.type, -input.amountMicros, null, input.description ?? null, 0, input.createdAt) };
+    return this.write(() => {
+      const existing = this.entry(input.entryId);
+      if (existing) return { ok: true, entry: existing };
+      if (this.summary().available_micros < input.amountMicros) return { ok: false, reason: "insufficient_balance" };
+      return { ok: true, entry: this.post(moneyPosting(input, -1)) };
+    });
   }
 
   /** Takes a port and sets aside the call's longest possible charge. Idempotent by call id. */
   admit(input: AdmitInput): AdmitResult {
-    const existing = this.activeCall(input.callId);
-    if (existing) return admitted(input.callId, existing.terms, existing.reservation);
-    const held = this.held();
-    const summary = this.summarise(this.state(), held);
-    if (summary.ports_in_use >= input.ports) return { ok: false, reason: "no_port" };
-    const pilotLeft = input.pilot?.minutesLimit == null ? 0 : input.pilot.minutesLimit * 60 - summary.pilot_seconds_used - held.pilot_seconds;
-    const includedLeft = input.includedMinutes == null ? 0 : input.includedMinutes * 60 - summary.cycle_seconds_used - held.included_seconds;
-    const reservation = reserve(
-      input.terms,
-      { pilot: Math.max(0, pilotLeft), included: Math.max(0, includedLeft) },
-      summary.available_micros,
-    );
-    if (!reservation) return { ok: false, reason: "no_credit" };
-    this.sql.exec(
-      `INSERT INTO active_calls (call_id, terms, reservation, reserved_micros, pilot_seconds, included_seconds, admitted_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      input.callId,
-      JSON.stringify(input.terms),
-      JSON.stringify(reservation),
-      reservation.reservedMicros,
-      reservation.pilotSeconds,
-      reservation.includedSeconds,
-      input.at,
-    );
-    return admitted(input.callId, input.terms, reservation);
+    return this.write(() => {
+      const existing = this.activeCall(input.callId);
+      if (existing) return admitted(input.callId, existing.terms, existing.reservation);
+      const held = this.held();
+      const summary = this.summarise(this.state(), held);
+      if (summary.ports_in_use >= input.ports) return { ok: false, reason: "no_port" };
+      const pilotLimit = input.pilot?.minutesLimit;
+      const pilotLeft = pilotLimit == null ? 0 : pilotLimit * 60 - summary.pilot_seconds_used - held.pilot_seconds;
+      const included = input.includedMinutes;
+      const includedLeft = included == null ? 0 : included * 60 - summary.cycle_seconds_used - held.included_seconds;
+      const free = { pilot: Math.max(0, pilotLeft), included: Math.max(0, includedLeft) };
+      const reservation = reserve(input.terms, free, summary.available_micros);
+      if (!reservation) return { ok: false, reason: "no_credit" };
+      this.sql.exec(
+        `INSERT INTO active_calls (call_id, terms, reservation, reserved_micros, pilot_seconds, included_seconds, admitted_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        input.callId,
+        JSON.stringify(input.terms),
+        JSON.stringify(reservation),
+        reservation.reservedMicros,
+        reservation.pilotSeconds,
+        reservation.includedSeconds,
+        input.at,
+      );
+      return admitted(input.callId, input.terms, reservation);
+    });
   }
 
-  /** Releases the port and charges the call, on the terms it was admitted with. A second report returns the first result. */
+  /**
+   * Releases the port and charges the call, on the terms it was admitted with. A second report
+   * returns the first result. The release, the counters, the charge and the settled result are
+   * written together or not at all.
+   */
   endCall(input: CallEndInput): CallEndResult {
-    const settled = this.sql.exec<{ result: string }>("SELECT result FROM settled_calls WHERE call_id = ?", input.callId).toArray()[0];
-    if (settled) return JSON.parse(settled.result) as CallCharge;
-    const active = this.activeCall(input.callId);
-    if (!active) return { ok: false, reason: "unknown_call" };
-    const bill = settle(active.terms, active.reservation, input.answeredSeconds);
-    let balanceAfter = this.state().balance_micros;
-    this.ctx.storage.transactionSync(() => {
+    return this.write(() => {
+      const settled = this.sql.exec<{ result: string }>("SELECT result FROM settled_calls WHERE call_id = ?", input.callId).toArray()[0];
+      if (settled) return JSON.parse(settled.result) as CallCharge;
+      const active = this.activeCall(input.callId);
+      if (!active) return { ok: false, reason: "unknown_call" };
+      const bill = settle(active.terms, active.reservation, input.answeredSeconds);
       this.sql.exec("DELETE FROM active_calls WHERE call_id = ?", input.callId);
       this.sql.exec(
         `UPDATE state SET cycle_seconds_used = cycle_seconds_used + ?, pilot_seconds_used = pilot_seconds_used + ?,
@@ -175,22 +234,30 @@ export class AccountLedger extends DurableObject {
         bill.waivedSeconds,
         bill.waivedMicros,
       );
-      if (bill.billsec > 0) {
-        const entry = this.post(`call:${input.callId}`, "call", -bill.chargedMicros, input.callId, input.description ?? null, bill.waivedMicros, input.at);
-        balanceAfter = entry.balance_after_micros;
-      }
+      const charged =
+        bill.billsec > 0
+          ? this.post({
+              id: `call:${input.callId}`,
+              type: "call",
+              amountMicros: -bill.chargedMicros,
+              callId: input.callId,
+              description: input.description,
+              waivedMicros: bill.waivedMicros,
+              at: input.at,
+            })
+          : null;
+      const result: CallCharge = {
+        ok: true,
+        callId: input.callId,
+        billsec: bill.billsec,
+        chargedMicros: bill.chargedMicros,
+        waivedMicros: bill.waivedMicros,
+        ratePerMinuteMicros: active.terms.ratePerMinuteMicros,
+        balanceAfterMicros: charged ? charged.balance_after_micros : this.state().balance_micros,
+      };
+      this.sql.exec("INSERT INTO settled_calls (call_id, result) VALUES (?, ?)", input.callId, JSON.stringify(result));
+      return result;
     });
-    const result: CallCharge = {
-      ok: true,
-      callId: input.callId,
-      billsec: bill.billsec,
-      chargedMicros: bill.chargedMicros,
-      waivedMicros: bill.waivedMicros,
-      ratePerMinuteMicros: active.terms.ratePerMinuteMicros,
-      balanceAfterMicros: balanceAfter,
-    };
-    this.sql.exec("INSERT INTO settled_calls (call_id, result) VALUES (?, ?)", input.callId, JSON.stringify(result));
-    return result;
   }
 
   /** Call ids holding a port now (for reconciling with the SIP nodes). */
@@ -206,28 +273,34 @@ export class AccountLedger extends DurableObject {
   /** Newest first. */
   listEntries(limit: number, offset: number): { total: number; items: LedgerEntry[] } {
     const total = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM entries").one().n;
-    const items = this.sql.exec<LedgerEntry>(`SELECT ${ENTRY_COLUMNS} FROM entries ORDER BY seq DESC LIMIT ? OFFSET ?`, limit, offset).toArray();
+    const items = this.sql
+      .exec<LedgerEntry>(`SELECT ${ENTRY_COLUMNS} FROM entries ORDER BY seq DESC LIMIT ? OFFSET ?`, limit, offset)
+      .toArray();
     return { total, items };
   }
 
-  private post(id: string, type: string, amount: number, callId: string | null, description: string | null, waived: number, at: string): LedgerEntry {
-    const balanceAfter = this.state().balance_micros + amount;
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec("UPDATE state SET balance_micros = ? WHERE id = 1", balanceAfter);
-      this.sql.exec(
-        `INSERT INTO entries (id, type, amount_micros, balance_after_micros, call_id, description, waived_micros, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        id,
-        type,
-        amount,
-        balanceAfter,
-        callId,
-        description,
-        waived,
-        at,
-      );
-    });
-    return this.entry(id)!;
+  /** One change to storage: everything `change` writes commits together, or nothing does if it throws. */
+  private write<T>(change: () => T): T {
+    return this.ctx.storage.transactionSync(change);
+  }
+
+  /** Moves the balance and records the entry that says why. Runs inside the caller's write(). */
+  private post(posting: Posting): LedgerEntry {
+    const balanceAfter = this.state().balance_micros + posting.amountMicros;
+    this.sql.exec("UPDATE state SET balance_micros = ? WHERE id = 1", balanceAfter);
+    this.sql.exec(
+      `INSERT INTO entries (id, type, amount_micros, balance_after_micros, call_id, description, waived_micros, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      posting.id,
+      posting.type,
+      posting.amountMicros,
+      balanceAfter,
+      posting.callId ?? null,
+      posting.description ?? null,
+      posting.waivedMicros ?? 0,
+      posting.at,
+    );
+    return this.entry(posting.id)!;
   }
 
   private state() {
@@ -253,7 +326,9 @@ export class AccountLedger extends DurableObject {
   }
 
   private activeCall(callId: string): { terms: Terms; reservation: Reservation } | undefined {
-    const row = this.sql.exec<{ terms: string; reservation: string }>("SELECT terms, reservation FROM active_calls WHERE call_id = ?", callId).toArray()[0];
+    const row = this.sql
+      .exec<{ terms: string; reservation: string }>("SELECT terms, reservation FROM active_calls WHERE call_id = ?", callId)
+      .toArray()[0];
     return row ? { terms: JSON.parse(row.terms) as Terms, reservation: JSON.parse(row.reservation) as Reservation } : undefined;
   }
 
@@ -263,6 +338,15 @@ export class AccountLedger extends DurableObject {
 }
 
 const isMoney = (micros: number) => Number.isSafeInteger(micros) && micros > 0;
+
+/** A credit (sign 1) or debit (sign -1) as the entry it posts. */
+const moneyPosting = (input: MoneyInput, sign: 1 | -1): Posting => ({
+  id: input.entryId,
+  type: input.type,
+  amountMicros: sign * input.amountMicros,
+  description: input.description,
+  at: input.createdAt,
+});
 
 const admitted = (callId: string, terms: Terms, reservation: Reservation): Admission => ({
   ok: true,

@@ -1,8 +1,16 @@
 // The AccountLedger under contention: ports, the last dollars, repeated call ends, and the
-// billing rules (minimum billable seconds, included minutes, the pilot waiver).
-import { env } from "cloudflare:test";
+// billing rules (minimum billable seconds, included minutes, the pilot waiver); its storage
+// versions, and each change written whole or not at all.
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Admission, AdmitInput } from "../../durable-objects/account-ledger.ts";
+import {
+  AccountLedger,
+  LEDGER_MIGRATIONS,
+  migrate,
+  storageVersion,
+  type Admission,
+  type AdmitInput,
+} from "../../durable-objects/account-ledger.ts";
 
 const ledger = () => env.ACCOUNT_LEDGER.get(env.ACCOUNT_LEDGER.idFromName(crypto.randomUUID()));
 const at = () => new Date().toISOString();
@@ -91,9 +99,11 @@ describe("call end", () => {
   it("bills an answered call at least the minimum billable seconds, and an unanswered one nothing", async () => {
     const account = await funded(10_000_000);
     const short = (await account.admit(admission())) as { callId: string };
-    expect(await account.endCall({ callId: short.callId, answeredSeconds: 4, at: at() })).toMatchObject({ billsec: 60, chargedMicros: 12_000 });
+    const shortCharge = await account.endCall({ callId: short.callId, answeredSeconds: 4, at: at() });
+    expect(shortCharge).toMatchObject({ billsec: 60, chargedMicros: 12_000 });
     const unanswered = (await account.admit(admission())) as { callId: string };
-    expect(await account.endCall({ callId: unanswered.callId, answeredSeconds: 0, at: at() })).toMatchObject({ billsec: 0, chargedMicros: 0 });
+    const unansweredCharge = await account.endCall({ callId: unanswered.callId, answeredSeconds: 0, at: at() });
+    expect(unansweredCharge).toMatchObject({ billsec: 0, chargedMicros: 0 });
     expect((await account.listEntries(10, 0)).items.map((e) => e.type)).toEqual(["call", "credit"]);
   });
 
@@ -119,7 +129,8 @@ describe("call end", () => {
 
   it("answers unknown_call for a call it never admitted", async () => {
     const account = await funded(1_000_000);
-    expect(await account.endCall({ callId: crypto.randomUUID(), answeredSeconds: 10, at: at() })).toEqual({ ok: false, reason: "unknown_call" });
+    const end = { callId: crypto.randomUUID(), answeredSeconds: 10, at: at() };
+    expect(await account.endCall(end)).toEqual({ ok: false, reason: "unknown_call" });
   });
 });
 
@@ -140,5 +151,85 @@ describe("debits", () => {
       ok: false,
       reason: "insufficient_balance",
     });
+  });
+});
+
+describe("storage versions", () => {
+  const version = (stub: ReturnType<typeof ledger>) => runInDurableObject(stub, (_, state) => storageVersion(state.storage.sql));
+
+  it("brings a new ledger's storage to the latest version", async () => {
+    const account = await funded(1_000);
+    expect(await version(account)).toBe(LEDGER_MIGRATIONS.length);
+  });
+
+  it("adopts a ledger made before versioning, keeping its money and its running calls", async () => {
+    const account = await funded(10_000_000);
+    const call = (await account.admit(admission())) as Admission;
+    await runInDurableObject(account, (_, state) => {
+      state.storage.sql.exec("DROP TABLE schema_version"); // as the ledger was before it had versions
+      expect(storageVersion(state.storage.sql)).toBe(0);
+      new AccountLedger(state, env);
+      expect(storageVersion(state.storage.sql)).toBe(LEDGER_MIGRATIONS.length);
+    });
+    expect(await account.summary()).toMatchObject({ balance_micros: 10_000_000, ports_in_use: 1 });
+    expect(await account.activeCallIds()).toEqual([call.callId]);
+  });
+
+  it("runs each step once, in order, and only the steps the storage has not had", async () => {
+    await runInDurableObject(ledger(), (_, state) => {
+      const steps = [
+        ...LEDGER_MIGRATIONS,
+        (sql: SqlStorage) => sql.exec("CREATE TABLE notes (id TEXT PRIMARY KEY)"),
+        (sql: SqlStorage) => sql.exec("ALTER TABLE notes ADD COLUMN body TEXT"), // fails if run twice
+      ];
+      migrate(state.storage, steps.slice(0, -1));
+      migrate(state.storage, steps);
+      migrate(state.storage, steps);
+      expect(storageVersion(state.storage.sql)).toBe(steps.length);
+      state.storage.sql.exec("INSERT INTO notes (id, body) VALUES ('a', 'b')");
+    });
+  });
+
+  it("leaves the storage as it was when a step fails", async () => {
+    await runInDurableObject(ledger(), (_, state) => {
+      const steps = [...LEDGER_MIGRATIONS, (sql: SqlStorage) => sql.exec("CREATE TABLE half (id TEXT); SELECT * FROM no_such_table")];
+      expect(() => migrate(state.storage, steps)).toThrow();
+      expect(storageVersion(state.storage.sql)).toBe(LEDGER_MIGRATIONS.length);
+      expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'half'").toArray()).toEqual([]);
+    });
+  });
+
+  it("refuses storage written by a newer version of the code", async () => {
+    await runInDurableObject(ledger(), (_, state) => {
+      state.storage.sql.exec("UPDATE schema_version SET version = ?", LEDGER_MIGRATIONS.length + 1);
+      expect(() => new AccountLedger(state, env)).toThrow(/newer than/);
+    });
+  });
+});
+
+describe("one change, one transaction", () => {
+  it("leaves the call running and the counters untouched when its charge cannot be written", async () => {
+    const account = await funded(10_000_000);
+    const call = (await account.admit(admission({ pilot: { minutesLimit: 1 } }))) as Admission;
+    // An entry already holding the id the charge would take makes the charge's INSERT fail.
+    await account.credit({ entryId: `call:${call.callId}`, type: "credit", amountMicros: 1, createdAt: at() });
+    const before = await account.summary();
+    await runInDurableObject(account, (instance) => {
+      expect(() => instance.endCall({ callId: call.callId, answeredSeconds: 90, at: at() })).toThrow(/UNIQUE/);
+    });
+    expect(await account.summary()).toEqual(before);
+    expect(await account.activeCallIds()).toEqual([call.callId]);
+    expect((await account.listEntries(10, 0)).total).toBe(2);
+  });
+
+  it("stores a settled call's result with its charge, so a repeated end returns it", async () => {
+    const account = await funded(10_000_000);
+    const call = (await account.admit(admission())) as Admission;
+    const first = await account.endCall({ callId: call.callId, answeredSeconds: 61, at: at() });
+    await runInDurableObject(account, (_, state) => {
+      const rows = state.storage.sql.exec<{ result: string }>("SELECT result FROM settled_calls WHERE call_id = ?", call.callId).toArray();
+      expect(rows.map((r) => JSON.parse(r.result))).toEqual([first]);
+    });
+    expect(await account.endCall({ callId: call.callId, answeredSeconds: 999, at: at() })).toEqual(first);
   });
 });
