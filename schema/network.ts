@@ -2,6 +2,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, createdAt, customerId, id, json, timestamp, updatedAt } from "./columns.ts";
+import { DESTINATION_KINDS, MONITOR_STATUSES, PROCESSING_POLICIES, SAMPLE_MODES, TRANSFER_MODES, TRANSPORTS } from "./enums.ts";
 
 /**
  * Whitelisted source ranges. Ownership across accounts is serialised by the TrunkRegistry DO;
@@ -50,12 +51,10 @@ export const destinations = sqliteTable(
     customerId: customerId(),
     host: text("host").notNull(),
     port: integer("port").notNull().default(5060),
-    /** udp | tcp | tls */
-    transport: text("transport").notNull().default("udp"),
+    transport: text("transport", { enum: TRANSPORTS }).notNull().default("udp"),
     isDefault: bool("is_default").notNull().default(false),
     label: text("label"),
-    /** sip | voice_ai */
-    kind: text("kind").notNull().default("sip"),
+    kind: text("kind", { enum: DESTINATION_KINDS }).notNull().default("sip"),
     provider: text("provider"),
     agentId: text("agent_id"),
     config: json<Record<string, unknown>>("config"),
@@ -77,16 +76,15 @@ export const destinations = sqliteTable(
     webhookLastStatus: text("webhook_last_status"),
     webhookLastError: text("webhook_last_error"),
     /** full, or a reduced policy such as relay_only (nothing recorded); copied onto each call. */
-    processing: text("processing").notNull().default("full"),
+    processing: text("processing", { enum: PROCESSING_POLICIES }).notNull().default("full"),
     /** Analyse one call in sample_rate. */
     sampleRate: integer("sample_rate").notNull().default(1),
-    sampleMode: text("sample_mode").notNull().default("analyse"),
-    transferMode: text("transfer_mode").notNull().default("platform"),
+    sampleMode: text("sample_mode", { enum: SAMPLE_MODES }).notNull().default("analyse"),
+    transferMode: text("transfer_mode", { enum: TRANSFER_MODES }).notNull().default("platform"),
     monitorEnabled: bool("monitor_enabled").notNull().default(false),
     /** null until the first OPTIONS check has told us. */
     monitorSupported: bool("monitor_supported"),
-    /** up | down | unknown */
-    monitorStatus: text("monitor_status").notNull().default("unknown"),
+    monitorStatus: text("monitor_status", { enum: MONITOR_STATUSES }).notNull().default("unknown"),
     monitorLastCheckAt: timestamp("monitor_last_check_at"),
     monitorLastChangeAt: timestamp("monitor_last_change_at"),
     monitorRttMs: integer("monitor_rtt_ms"),

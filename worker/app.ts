@@ -2,34 +2,46 @@
 // renderer, and the JSON 404. newApp() is used by the Worker entry and by the tests.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
-import { registerApiKeys } from "./api/api-keys/routes.ts";
-import { registerAuthConfig } from "./api/auth/config-route.ts";
-import { registerAuth } from "./api/auth/routes.ts";
-import { registerSessionRoutes } from "./api/auth/session-routes.ts";
-import { registerBilling } from "./api/billing/routes.ts";
-import { registerCallMedia } from "./api/calls/media-routes.ts";
-import { registerCalls } from "./api/calls/routes.ts";
-import { registerCallTransfer } from "./api/calls/transfer.ts";
-import { registerCatalogue } from "./api/catalogue/routes.ts";
-import type { AppEnv } from "./api/context.ts";
-import { registerDestinationCheck } from "./api/destinations/check.ts";
-import { registerDestinations } from "./api/destinations/routes.ts";
-import { registerDocs } from "./api/docs/routes.ts";
-import { registerHealth } from "./api/health/routes.ts";
-import { registerProfile } from "./api/profile/routes.ts";
-import { registerAdmin } from "./api/admin/routes.ts";
-import { registerUsers } from "./api/users/routes.ts";
-import { registerPasskeys } from "./api/passkeys/routes.ts";
-import { registerRouting } from "./api/routing/routes.ts";
-import { registerWhitelist } from "./api/whitelist/routes.ts";
+import * as admin from "./api/admin/index.ts";
+import * as apiKeys from "./api/api-keys/index.ts";
+import * as auth from "./api/auth/index.ts";
+import * as billing from "./api/billing/index.ts";
+import * as calls from "./api/calls/index.ts";
+import * as catalogue from "./api/catalogue/index.ts";
+import type { Api, AppEnv } from "./api/context.ts";
+import * as destinations from "./api/destinations/index.ts";
+import * as docs from "./api/docs/index.ts";
+import * as health from "./api/health/index.ts";
+import * as passkeys from "./api/passkeys/index.ts";
+import * as profile from "./api/profile/index.ts";
+import { renderError } from "./api/render-error.ts";
+import * as routing from "./api/routing/index.ts";
+import * as users from "./api/users/index.ts";
+import * as whitelist from "./api/whitelist/index.ts";
 import { loadConfig } from "./env.ts";
 import { newExchangeApp } from "./exchange/app.ts";
 import { newInternalApp } from "./internal/app.ts";
-import { database } from "./lib/db.ts";
-import { ApiError, describeError } from "./lib/errors.ts";
-import { malformedBody, validationError } from "./lib/validation.ts";
+import { validationError } from "./lib/validation.ts";
+import { newServices } from "./services/context.ts";
 import { VERSION } from "./version.ts";
+
+/** The areas of the customer API, in the order their routes are matched and documented. */
+const AREAS: { register(api: Api): void }[] = [
+  health,
+  catalogue,
+  auth,
+  passkeys,
+  apiKeys,
+  users,
+  profile,
+  admin,
+  billing,
+  destinations,
+  whitelist,
+  routing,
+  calls,
+  docs,
+];
 
 export const OPENAPI_INFO = {
   title: "Call Screening Service API",
@@ -56,25 +68,7 @@ function newApi(): OpenAPIHono<AppEnv> {
     description: "A recording token from GET /calls/{call_id}/recording-token; good for that call's recording only",
   });
 
-  registerHealth(api);
-  registerCatalogue(api);
-  registerAuthConfig(api);
-  registerAuth(api);
-  registerSessionRoutes(api);
-  registerPasskeys(api);
-  registerApiKeys(api);
-  registerUsers(api);
-  registerProfile(api);
-  registerAdmin(api);
-  registerBilling(api);
-  registerDestinations(api);
-  registerDestinationCheck(api);
-  registerWhitelist(api);
-  registerRouting(api);
-  registerCalls(api);
-  registerCallMedia(api);
-  registerCallTransfer(api);
-  registerDocs(api);
+  for (const area of AREAS) area.register(api);
 
   api.doc31("/openapi.json", {
     openapi: "3.1.0",
@@ -87,8 +81,11 @@ function newApi(): OpenAPIHono<AppEnv> {
 export function newApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", async (c, next) => {
-    c.set("config", loadConfig(c.env));
-    c.set("db", database(c.env.DB));
+    const config = loadConfig(c.env);
+    const services = newServices(c.env, config, { origin: new URL(c.req.url).origin, background: backgroundOf(c) });
+    c.set("config", config);
+    c.set("services", services);
+    c.set("db", services.db);
     await next();
   });
   app.route("/api", newApi());
@@ -99,16 +96,12 @@ export function newApp(): OpenAPIHono<AppEnv> {
   return app;
 }
 
-/** The single place where a failure becomes an HTTP response. */
-export function renderError(err: Error, c: Context): Response {
-  if (err instanceof ApiError) {
-    return c.json({ detail: err.detail }, err.status, err.headers);
+/** ExecutionContext.waitUntil where there is one (not under app.request in a test). */
+function backgroundOf(c: Context<AppEnv>): ((work: Promise<unknown>) => void) | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined;
   }
-  if (err instanceof HTTPException) {
-    // Hono's own body parsers raise 400 "Malformed JSON in request body".
-    if (err.status === 400 && /malformed/i.test(err.message)) return renderError(malformedBody(), c);
-    return c.json({ detail: err.message || "Error" }, err.status);
-  }
-  console.error("unhandled error", describeError(err));
-  return c.json({ detail: "Internal Server Error" }, 500);
 }

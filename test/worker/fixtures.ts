@@ -2,6 +2,9 @@
 // them, through the API, so tests read like the spec.
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
+import { loadConfig } from "../../worker/env.ts";
+import { newServices, type Services } from "../../worker/services/context.ts";
+import { fromAccessToken, type Principal } from "../../worker/services/principal.ts";
 import { as, request, type Reply } from "./client.ts";
 
 let counter = 0;
@@ -101,4 +104,16 @@ export async function makePlatformAdmin(session: Session): Promise<void> {
 /** Waits until the clock enters a new second, so "issued before now" at one-second resolution is unambiguous. */
 export async function nextSecond(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+}
+
+/** The domain layer as a front door builds it, for tests that call service verbs directly. */
+export function testServices(overrides: Partial<Services> = {}): Services {
+  return { ...newServices(env, loadConfig(env), { origin: "https://shield.test" }), ...overrides };
+}
+
+/** The principal of a session's owner, as the access middleware would resolve it. */
+export async function principalOf(session: Session): Promise<Principal> {
+  const principal = await fromAccessToken(testServices().db, session.token, loadConfig(env).JWT_SECRET);
+  if (!principal) throw new Error("the session's token does not resolve");
+  return principal;
 }

@@ -2,12 +2,12 @@
 // TrunkRegistry that keeps address space of different accounts from overlapping.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createIpEntry, deleteIpEntry, updateIpEntry } from "../../worker/api/whitelist/service.ts";
 import { overlaps, parseCidr, type Cidr } from "../../worker/lib/cidr.ts";
-import { database } from "../../worker/lib/db.ts";
-import type { Registry } from "../../worker/lib/registry.ts";
+import type { Registry } from "../../worker/services/context.ts";
+import { Unavailable } from "../../worker/services/errors.ts";
+import { createIpEntry, deleteIpEntry, updateIpEntry } from "../../worker/services/whitelist.ts";
 import { request } from "./client.ts";
-import { createAccount, type Session } from "./fixtures.ts";
+import { createAccount, principalOf, testServices, type Session } from "./fixtures.ts";
 import { addWhitelistEntry, insertDestination, registry, v4Block, v4Wide, v6Block } from "./network-fixtures.ts";
 
 const OVERLAP = { detail: "CIDR overlaps a range registered to another account" };
@@ -486,7 +486,8 @@ describe("a registry that cannot be reached in time", () => {
       released,
       claim: () => never,
       touch: () => never,
-      release: async (entryId) => {
+      version: () => never,
+      release: async (entryId: string) => {
         released.push(entryId);
         return never;
       },
@@ -497,11 +498,11 @@ describe("a registry that cannot be reached in time", () => {
     const owner = await createAccount();
     const reg = stalled();
     const { cidr } = v4Block();
-    const waiting = createIpEntry({ db: database(env.DB), registry: reg, registryTimeoutMs: 50 }, owner.account.id, {
+    const waiting = createIpEntry(testServices({ registry: reg, registryTimeoutMs: 50 }), await principalOf(owner), {
       cidr,
       enabled: true,
     });
-    await expect(waiting).rejects.toMatchObject({ status: 503, detail: "Whitelist busy, retry" });
+    await expect(waiting).rejects.toEqual(new Unavailable("Whitelist busy, retry"));
     expect(await rowsOf(owner)).toEqual([]);
     await new Promise((r) => setTimeout(r, 10));
     expect(reg.released).toHaveLength(1);
@@ -515,25 +516,24 @@ describe("a registry that cannot be reached in time", () => {
       },
       touch: async () => ({ version: 0 }),
       release: async () => ({ version: 0 }),
+      version: async () => 0,
     };
-    const res = createIpEntry({ db: database(env.DB), registry: failing, registryTimeoutMs: 50 }, owner.account.id, {
+    const res = createIpEntry(testServices({ registry: failing, registryTimeoutMs: 50 }), await principalOf(owner), {
       cidr: v4Block().cidr,
       enabled: true,
     });
-    await expect(res).rejects.toMatchObject({ status: 503, detail: "Whitelist busy, retry" });
+    await expect(res).rejects.toEqual(new Unavailable("Whitelist busy, retry"));
     expect(await rowsOf(owner)).toEqual([]);
   });
 
   it("answers 503 on delete and keeps the entry, so a retry finishes the job", async () => {
     const owner = await createAccount();
     const entry = await addWhitelistEntry(owner, v4Block().cidr);
-    const deps = { db: database(env.DB), registry: stalled(), registryTimeoutMs: 50 };
-    await expect(deleteIpEntry(deps, owner.account.id, entry.id)).rejects.toMatchObject({ status: 503 });
+    const services = testServices({ registry: stalled(), registryTimeoutMs: 50 });
+    const principal = await principalOf(owner);
+    await expect(deleteIpEntry(services, principal, entry.id)).rejects.toEqual(new Unavailable("Whitelist busy, retry"));
     expect((await owner.client.get("/api/customer/ips")).body).toEqual([entry]);
-    await expect(updateIpEntry(deps, owner.account.id, entry.id, { label: "x" })).rejects.toMatchObject({
-      status: 503,
-      detail: "Whitelist busy, retry",
-    });
+    await expect(updateIpEntry(services, principal, entry.id, { label: "x" })).rejects.toEqual(new Unavailable("Whitelist busy, retry"));
     expect((await owner.client.delete(`/api/customer/ips/${entry.id}`)).status).toBe(204);
     await expectRegistryAgrees(owner);
   });

@@ -10,16 +10,16 @@ import { calls } from "../../schema/calls.ts";
 import { plans } from "../../schema/catalogue.ts";
 import { customers } from "../../schema/identity.ts";
 import { destinations, routingRules, whitelistIps } from "../../schema/network.ts";
-import type { Bindings, Config } from "../env.ts";
 import { ipToHex } from "../lib/cidr.ts";
 import type { Db } from "../lib/db.ts";
+import type { Config } from "../env.ts";
+import type { Services } from "../services/context.ts";
 import { newId } from "../lib/ids.ts";
-import { ledgerFor } from "../lib/ledger.ts";
 import { digitsOf, normalizeNumber } from "../lib/numbers.ts";
-import { decryptSecret } from "../lib/secrets.ts";
+import { decryptSecret, destinationSecretContext } from "../lib/secrets.ts";
 import { nowIso } from "../lib/time.ts";
 
-type Deps = { env: Bindings; db: Db; config: Config };
+type Deps = Services;
 type Entry = typeof whitelistIps.$inferSelect;
 type Customer = typeof customers.$inferSelect;
 type Plan = typeof plans.$inferSelect;
@@ -65,7 +65,7 @@ export async function admitCall(deps: Deps, request: AdmitRequest): Promise<Admi
   if (!plan) throw new Error(`plan ${customer.planCode} of account ${customer.id} is missing`);
   const now = call.startedAt;
   const pilotRunning = customer.pilotEndsAt !== null && customer.pilotEndsAt > now;
-  const admission = await ledgerFor(deps.env, customer.id).admit({
+  const admission = await deps.ledger(customer.id).admit({
     callId: call.id,
     ports: customer.portsOverride ?? plan.ports,
     terms: {
@@ -228,7 +228,7 @@ async function refuse(deps: Deps, call: typeof calls.$inferInsert, refusal: Refu
 
 async function targetOf(config: Config, d: Destination): Promise<AdmissionTicket["destination"]> {
   const password = d.authPasswordEnc
-    ? await decryptSecret(config.ENCRYPTION_KEY, d.authPasswordEnc, `destination:${d.id}:auth_password`)
+    ? await decryptSecret(config.ENCRYPTION_KEY, d.authPasswordEnc, destinationSecretContext(d.id, "auth_password"))
     : null;
   return {
     id: d.id,

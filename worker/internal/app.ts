@@ -4,15 +4,14 @@ import { Hono, type Context } from "hono";
 import type { z } from "zod";
 import { AdmitRequest, CallEvent, MonitorResults } from "../../schema/node-api.ts";
 import type { AppEnv } from "../api/context.ts";
-import { depsOf } from "../api/context.ts";
 import { timingSafeEqual } from "../lib/crypto.ts";
 import { ApiError, unauthorized } from "../lib/errors.ts";
 import { issuesOf } from "../lib/validation.ts";
 import { admitCall } from "./admission.ts";
 import { recordCallEvent } from "./call-events.ts";
-import { hubFor } from "./hub.ts";
+import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
-import { monitorTargets, recordMonitorResults } from "./monitor.ts";
+import { monitorTargets, recordMonitorResults } from "../services/destination-monitor.ts";
 import { whitelistSnapshot } from "./whitelist-snapshot.ts";
 
 const encoder = new TextEncoder();
@@ -34,18 +33,18 @@ export function newInternalApp() {
     await next();
   });
 
-  app.post("/calls/admit", async (c) => c.json(await admitCall(depsOf(c), await body(c, AdmitRequest))));
+  app.post("/calls/admit", async (c) => c.json(await admitCall(c.var.services, await body(c, AdmitRequest))));
   app.post("/calls/:call_id/events", async (c) =>
-    c.json(await recordCallEvent(depsOf(c), c.req.param("call_id"), await body(c, CallEvent))),
+    c.json(await recordCallEvent(c.var.services, c.req.param("call_id"), await body(c, CallEvent))),
   );
   // The body is the file itself, streamed into R2 (see media-upload.ts).
   app.put("/calls/:call_id/media/:name", async (c) =>
-    c.json(await uploadMedia(depsOf(c), c.req.param("call_id"), c.req.param("name"), c.req.raw)),
+    c.json(await uploadMedia(c.var.services, c.req.param("call_id"), c.req.param("name"), c.req.raw)),
   );
-  app.get("/whitelist", async (c) => c.json(await whitelistSnapshot(depsOf(c), Number(c.req.query("since") ?? -1))));
-  app.get("/monitor/destinations", async (c) => c.json(await monitorTargets(c.var.db)));
+  app.get("/whitelist", async (c) => c.json(await whitelistSnapshot(c.var.services, Number(c.req.query("since") ?? -1))));
+  app.get("/monitor/destinations", async (c) => c.json(await monitorTargets(c.var.services)));
   app.post("/monitor/results", async (c) => {
-    await recordMonitorResults(c.var.db, (await body(c, MonitorResults)).results);
+    await recordMonitorResults(c.var.services, (await body(c, MonitorResults)).results);
     return c.body(null, 204);
   });
   // A SIP node's control socket, held by the region's NodeHub.

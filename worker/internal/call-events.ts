@@ -4,14 +4,13 @@
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { CallEvent, EndedEvent, TransferEvent } from "../../schema/node-api.ts";
 import { callSipMessages, calls } from "../../schema/calls.ts";
-import type { Bindings } from "../env.ts";
 import type { Db } from "../lib/db.ts";
+import type { Services } from "../services/context.ts";
 import { notFound } from "../lib/errors.ts";
-import { ledgerFor } from "../lib/ledger.ts";
 import { toUsd } from "../lib/money.ts";
 import { q850Text } from "../lib/q850.ts";
 
-type Deps = { env: Bindings; db: Db };
+type Deps = Services;
 type CallRow = typeof calls.$inferSelect;
 
 const ENDED = new Set(["completed", "failed", "rejected"]);
@@ -79,7 +78,7 @@ async function recordTransfer(deps: Deps, call: CallRow, event: TransferEvent) {
 async function endCall(deps: Deps, call: CallRow, event: EndedEvent) {
   const answeredAt = event.answered_at ?? call.answeredAt;
   const answeredSeconds = answeredAt ? Math.max(0, (Date.parse(event.at) - Date.parse(answeredAt)) / 1000) : 0;
-  const charge = await ledgerFor(deps.env, call.customerId).endCall({
+  const charge = await deps.ledger(call.customerId).endCall({
     callId: call.id,
     answeredSeconds,
     at: event.at,

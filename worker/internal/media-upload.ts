@@ -6,12 +6,11 @@ import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { calls } from "../../schema/calls.ts";
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, MediaName, type MediaUploadResponse } from "../../schema/node-api.ts";
-import type { Bindings } from "../env.ts";
-import type { Db } from "../lib/db.ts";
+import type { Services } from "../services/context.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
 import { nowIso } from "../lib/time.ts";
 
-type Deps = { env: Bindings; db: Db };
+type Deps = Services;
 
 /** Where a call's media lives in the MEDIA bucket. */
 export const mediaKey = (customerId: string, callId: string, name: MediaName) => `calls/${customerId}/${callId}/${name}`;
@@ -48,7 +47,7 @@ export async function uploadMedia(
   if (!call) throw notFound("Call not found");
 
   const key = mediaKey(call.customerId, call.id, name);
-  const object = await streamToR2(deps.env.MEDIA, key, request, length, MEDIA_CONTENT_TYPES[name]);
+  const object = await streamToR2(deps.media, key, request, length, MEDIA_CONTENT_TYPES[name]);
 
   if (name === "recording.wav") {
     await deps.db

@@ -3,11 +3,10 @@
 import { eq } from "drizzle-orm";
 import type { WhitelistSnapshot } from "../../schema/node-api.ts";
 import { whitelistIps } from "../../schema/network.ts";
-import type { Bindings } from "../env.ts";
-import type { Db } from "../lib/db.ts";
+import type { Services } from "../services/context.ts";
 
-export async function whitelistSnapshot({ env, db }: { env: Bindings; db: Db }, since: number): Promise<WhitelistSnapshot> {
-  const version = await env.TRUNK_REGISTRY.get(env.TRUNK_REGISTRY.idFromName("global")).version();
+export async function whitelistSnapshot({ registry, db }: Services, since: number): Promise<WhitelistSnapshot> {
+  const version = await registry.version();
   if (since === version) return { version };
   const ranges = await db
     .selectDistinct({ start: whitelistIps.rangeStart, end: whitelistIps.rangeEnd })

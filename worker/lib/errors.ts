@@ -1,5 +1,6 @@
 // The one error type of the API. Every failure a client sees is an ApiError, rendered
-// as {"detail": ...} by renderError in app.ts, whatever raised it.
+// as {"detail": ...} by renderError (api/render-error.ts), whatever raised it. Service verbs
+// raise domain errors instead (services/errors.ts); the HTTP layer maps those to ApiErrors.
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 

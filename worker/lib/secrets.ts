@@ -5,6 +5,15 @@
 // Stored form: "v1.<iv>.<ciphertext>", both base64url.
 import { base64url, fromBase64url } from "./crypto.ts";
 
+/** A destination's sealed fields. */
+export type DestinationSecret = "auth_password" | "webhook_secret" | "provider_api_key" | "webhook_token";
+
+/**
+ * The context a destination's secret is sealed under. Sealing and opening both call this: if it
+ * changed on one side only, stored credentials would stop opening and digest auth would fail.
+ */
+export const destinationSecretContext = (destinationId: string, field: DestinationSecret) => `destination:${destinationId}:${field}`;
+
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
 

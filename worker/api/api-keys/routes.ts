@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { authenticated, ownerOnlyNotImpersonated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
-import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, KeyIdParam } from "./schemas.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "./service.ts";
+import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, KeyIdParam } from "../../resources/api-keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys.ts";
 
 const tags = ["API keys"];
 
@@ -37,12 +37,12 @@ const revokeRoute = createRoute({
 });
 
 export function registerApiKeys(api: Api) {
-  api.openapi(listRoute, async (c) => c.json(await listApiKeys(c.var.db, c.var.principal), 200));
+  api.openapi(listRoute, async (c) => c.json(await listApiKeys(c.var.services, c.var.principal), 200));
   api.openapi(createKeyRoute, async (c) =>
-    c.json(await createApiKey(c.var.db, c.var.principal, c.req.valid("json").name), 201),
+    c.json(await createApiKey(c.var.services, c.var.principal, c.req.valid("json").name), 201),
   );
   api.openapi(revokeRoute, async (c) => {
-    await revokeApiKey(c.var.db, c.var.principal, c.req.valid("param").key_id);
+    await revokeApiKey(c.var.services, c.var.principal, c.req.valid("param").key_id);
     return c.body(null, 204);
   });
 }

@@ -6,26 +6,41 @@
 //   ...ownerOnlyNotImpersonated  both
 //   ...authenticatedOrRecordingToken  BK, or a recording token in `t` bound to the call in the path
 import type { MiddlewareHandler } from "hono";
-import { forbidden, unauthorized } from "../../lib/errors.ts";
 import { verifyMediaToken } from "../../lib/tokens.ts";
+import { Forbidden, Unauthenticated } from "../../services/errors.ts";
+import { fromAccessToken, fromApiKey, fromSignedClaims, type Principal } from "../../services/principal.ts";
 import type { AppEnv } from "../context.ts";
-import { fromSignedClaims, requireAuth } from "./principal.ts";
 
 const security = [{ BearerAuth: [] }, { ApiKeyAuth: [] }] as Record<string, string[]>[];
 
+function admit(c: Parameters<MiddlewareHandler<AppEnv>>[0], principal: Principal | null, why?: string): void {
+  if (!principal) throw new Unauthenticated(why);
+  if (principal.customer.status === "suspended") throw new Forbidden("Account suspended");
+  c.set("principal", principal);
+}
+
+/** A bearer access token or an X-API-Key names the principal. */
+export const requireAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { db, config } = c.var.services;
+  const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1];
+  const apiKey = c.req.header("X-API-Key");
+  admit(c, bearer ? await fromAccessToken(db, bearer, config.JWT_SECRET) : apiKey ? await fromApiKey(db, apiKey) : null);
+  await next();
+};
+
 export const requireOwner: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.var.principal.user.role !== "owner") throw forbidden("owner_required");
+  if (c.var.principal.user.role !== "owner") throw new Forbidden("owner_required");
   await next();
 };
 
 export const forbidImpersonation: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.var.principal.impersonatedBy) throw forbidden("impersonation_forbidden");
+  if (c.var.principal.impersonatedBy) throw new Forbidden("impersonation_forbidden");
   await next();
 };
 
 /** A member holding a temporary password may only see who they are and change it. */
 export const requirePasswordCurrent: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (c.var.principal.user.mustChangePassword) throw forbidden("password_change_required");
+  if (c.var.principal.user.mustChangePassword) throw new Forbidden("password_change_required");
   await next();
 };
 
@@ -41,9 +56,7 @@ export const requireAuthOrRecordingToken: MiddlewareHandler<AppEnv> = async (c, 
   const claims = await verifyMediaToken(t, c.var.config.JWT_SECRET);
   const principal =
     claims && claims.call === c.req.param("call_id") ? await fromSignedClaims(c.var.db, claims, "media_token") : null;
-  if (!principal) throw unauthorized("Invalid or expired recording token");
-  if (principal.customer.status === "suspended") throw forbidden("Account suspended");
-  c.set("principal", principal);
+  admit(c, principal, "Invalid or expired recording token");
   await next();
 };
 

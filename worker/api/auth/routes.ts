@@ -1,27 +1,38 @@
+// Signing up and signing in: password, passkey second factor, a member's first passkey.
 import { createRoute, z } from "@hono/zod-openapi";
-import { AccountSchema } from "../accounts/schemas.ts";
-import { accountOut } from "../accounts/service.ts";
-import { depsOf, type Api } from "../context.ts";
-import { PasskeyEnrollSchema, PasskeyLoginSchema } from "../passkeys/schemas.ts";
-import { relyingParty } from "../passkeys/relying-party.ts";
-import { enrollPasskey, secondFactorChallenge, verifyPasskeyLogin } from "../passkeys/service.ts";
-import { errors, jsonBody, jsonRequest } from "../responses.ts";
-import { signedIn } from "./access.ts";
-import { clientIp, isBrowser, issueSession, setRefreshCookie } from "./issue.ts";
+import { AccountSchema } from "../../resources/accounts.ts";
 import {
+  AuthConfigSchema,
   LoginRequestSchema,
+  PASSWORD_MIN_LENGTH,
   SecondFactorSchema,
   SignupRequestSchema,
   SignupResponseSchema,
   TokenResponseSchema,
-} from "./schemas.ts";
-import { checkPassword, issueAccessToken, loadPrincipal, recordLogin, signup } from "./service.ts";
-import { startFamily } from "./refresh-tokens.ts";
-import { admitLoginAttempt, admitSignup } from "./throttle.ts";
+} from "../../resources/auth.ts";
+import { PasskeyEnrollSchema, PasskeyLoginSchema } from "../../resources/passkeys.ts";
+import { accountOut } from "../../services/accounts.ts";
+import { checkPassword, issueAccessToken, normalizeEmail, recordLogin, signup } from "../../services/auth.ts";
+import { enrollPasskey, secondFactorChallenge, verifyPasskeyLogin } from "../../services/passkeys.ts";
+import { loadPrincipal } from "../../services/principal.ts";
+import { startFamily } from "../../services/refresh-tokens.ts";
+import { admitLoginAttempt, admitSignup } from "../../services/sign-in-throttle.ts";
+import type { Api } from "../context.ts";
+import { errors, jsonBody, jsonRequest } from "../responses.ts";
+import { signedIn } from "./access.ts";
+import { clientIp, isBrowser, issueSession, setRefreshCookie } from "./session-cookie.ts";
 
 const tags = ["Authentication"];
 const browserHeader = z.object({
   "X-Client": z.string().optional().openapi({ description: "`web`: also set the shield_refresh cookie" }),
+});
+
+const configRoute = createRoute({
+  method: "get",
+  path: "/auth/config",
+  tags,
+  summary: "What the sign-in page needs to know",
+  responses: { 200: jsonBody(AuthConfigSchema, "Auth config") },
 });
 
 const signupRoute = createRoute({
@@ -76,44 +87,50 @@ const meRoute = createRoute({
 });
 
 export function registerAuth(api: Api) {
+  api.openapi(configRoute, (c) =>
+    c.json(
+      {
+        signup_enabled: c.var.config.SIGNUP_ENABLED,
+        password_min_length: PASSWORD_MIN_LENGTH,
+        access_token_ttl_sec: c.var.config.ACCESS_TOKEN_TTL_SEC,
+        session_idle_timeout_min: c.var.config.SESSION_IDLE_TIMEOUT_MIN,
+      },
+      200,
+    ),
+  );
+
   api.openapi(signupRoute, async (c) => {
-    const deps = depsOf(c);
-    await admitSignup(c.env, c.var.config, clientIp(c));
-    const principal = await signup(deps, c.req.valid("json"));
-    await recordLogin(c.var.db, principal, clientIp(c));
-    if (isBrowser(c)) setRefreshCookie(c, await startFamily(deps, principal));
-    const account = await accountOut(c.env, c.var.db, c.var.config, principal);
-    return c.json({ customer: account, ...(await issueAccessToken(c.var.config, principal)) }, 201);
+    const s = c.var.services;
+    await admitSignup(s, clientIp(c));
+    const principal = await signup(s, c.req.valid("json"));
+    await recordLogin(s.db, principal, clientIp(c));
+    if (isBrowser(c)) setRefreshCookie(c, await startFamily(s, principal));
+    return c.json({ customer: await accountOut(s, principal), ...(await issueAccessToken(s.config, principal)) }, 201);
   });
 
   api.openapi(loginRoute, async (c) => {
-    const deps = depsOf(c);
+    const s = c.var.services;
     const input = c.req.valid("json");
-    await admitLoginAttempt(c.env, c.var.config, clientIp(c), input.email.trim().toLowerCase());
-    const principal = await checkPassword(deps, input);
-    if (principal.customer.twofaEnabled) {
-      const rp = relyingParty(c.req.url, c.var.config);
-      return c.json(await secondFactorChallenge({ ...deps, rp }, principal), 200);
-    }
-    await recordLogin(c.var.db, principal, clientIp(c));
+    await admitLoginAttempt(s, clientIp(c), normalizeEmail(input.email));
+    const principal = await checkPassword(s, input);
+    if (principal.customer.twofaEnabled) return c.json(await secondFactorChallenge(s, principal), 200);
+    await recordLogin(s.db, principal, clientIp(c));
     return c.json(await issueSession(c, principal), 200);
   });
 
   api.openapi(passkeyLoginRoute, async (c) => {
-    const deps = { db: c.var.db, config: c.var.config, rp: relyingParty(c.req.url, c.var.config) };
-    const userId = await verifyPasskeyLogin(deps, c.req.valid("json"));
-    const principal = await loadPrincipal(c.var.db, userId);
-    await recordLogin(c.var.db, principal, clientIp(c));
+    const s = c.var.services;
+    const principal = await loadPrincipal(s.db, await verifyPasskeyLogin(s, c.req.valid("json")));
+    await recordLogin(s.db, principal, clientIp(c));
     return c.json(await issueSession(c, principal), 200);
   });
 
   api.openapi(enrollRoute, async (c) => {
-    const deps = { db: c.var.db, config: c.var.config, rp: relyingParty(c.req.url, c.var.config) };
-    const userId = await enrollPasskey(deps, c.req.valid("json"));
-    const principal = await loadPrincipal(c.var.db, userId);
-    await recordLogin(c.var.db, principal, clientIp(c));
+    const s = c.var.services;
+    const principal = await loadPrincipal(s.db, await enrollPasskey(s, c.req.valid("json")));
+    await recordLogin(s.db, principal, clientIp(c));
     return c.json(await issueSession(c, principal), 200);
   });
 
-  api.openapi(meRoute, async (c) => c.json(await accountOut(c.env, c.var.db, c.var.config, c.var.principal), 200));
+  api.openapi(meRoute, async (c) => c.json(await accountOut(c.var.services, c.var.principal), 200));
 }

@@ -1,15 +1,14 @@
 // Keeping and ending sessions: refresh, logout, logout-all, change-password.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { unauthorized } from "../../lib/errors.ts";
-import { depsOf, type Api, type AppEnv } from "../context.ts";
+import { ChangePasswordSchema, TokenResponseSchema } from "../../resources/auth.ts";
+import { changePassword, logoutAll, tokenResponse } from "../../services/auth.ts";
+import { Unauthenticated } from "../../services/errors.ts";
+import { endBrowserSession, rotate } from "../../services/refresh-tokens.ts";
+import type { Api, AppEnv } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { notImpersonated } from "./access.ts";
-import { clearRefreshCookie, refreshCookieOf, setRefreshCookie } from "./issue.ts";
-import { familyOf, revokeFamily, rotate } from "./refresh-tokens.ts";
-import { ChangePasswordSchema, TokenResponseSchema } from "./schemas.ts";
-import { changePassword, issueAccessToken, logoutAll } from "./service.ts";
-import { sessionCustomerOut } from "../accounts/service.ts";
+import { clearRefreshCookie, refreshCookieOf, setRefreshCookie } from "./session-cookie.ts";
 
 const tags = ["Authentication"];
 const cookieAuth = z.object({
@@ -18,7 +17,7 @@ const cookieAuth = z.object({
 
 /** RC access: the refresh cookie plus X-Requested-With, which a cross-site form cannot send. */
 function requireXhr(c: Context<AppEnv>): void {
-  if (c.req.header("X-Requested-With") !== "XMLHttpRequest") throw unauthorized();
+  if (c.req.header("X-Requested-With") !== "XMLHttpRequest") throw new Unauthenticated();
 }
 
 const refreshRoute = createRoute({
@@ -58,35 +57,31 @@ const changePasswordRoute = createRoute({
   responses: { ...noContent(), ...errors(400, 401, 403, 422) },
 });
 
-export function registerSessionRoutes(api: Api) {
+export function registerSessions(api: Api) {
   api.openapi(refreshRoute, async (c) => {
     requireXhr(c);
     const token = refreshCookieOf(c);
-    if (!token) throw unauthorized();
-    const { principal, nextToken } = await rotate({ db: c.var.db, config: c.var.config }, token);
+    if (!token) throw new Unauthenticated();
+    const { principal, nextToken } = await rotate(c.var.services, token);
     if (nextToken) setRefreshCookie(c, nextToken);
-    return c.json({ ...(await issueAccessToken(c.var.config, principal)), customer: sessionCustomerOut(principal) }, 200);
+    return c.json(await tokenResponse(c.var.services, principal), 200);
   });
 
   api.openapi(logoutRoute, async (c) => {
     requireXhr(c);
-    const token = refreshCookieOf(c);
-    const familyId = token ? await familyOf(c.var.db, token) : null;
-    if (familyId) await revokeFamily(c.var.db, familyId);
+    await endBrowserSession(c.var.services, refreshCookieOf(c));
     clearRefreshCookie(c);
     return c.body(null, 204);
   });
 
   api.openapi(logoutAllRoute, async (c) => {
-    await logoutAll(c.var.db, c.var.principal);
+    await logoutAll(c.var.services, c.var.principal);
     clearRefreshCookie(c);
     return c.body(null, 204);
   });
 
   api.openapi(changePasswordRoute, async (c) => {
-    const token = refreshCookieOf(c);
-    const familyId = token ? await familyOf(c.var.db, token) : null;
-    await changePassword(depsOf(c), c.var.principal, c.req.valid("json"), familyId);
+    await changePassword(c.var.services, c.var.principal, c.req.valid("json"), refreshCookieOf(c));
     return c.body(null, 204);
   });
 }

@@ -3,8 +3,8 @@ import { pageQuery, WIDE_PAGE } from "../../lib/pagination.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";
-import { BalanceSchema, LedgerListSchema } from "./schemas.ts";
-import { balanceOf, listLedger } from "./service.ts";
+import { BalanceSchema, LedgerListSchema } from "../../resources/billing.ts";
+import { balanceOf, listLedger } from "../../services/billing.ts";
 
 const tags = ["Plans and billing"];
 
@@ -28,6 +28,6 @@ const ledgerRoute = createRoute({
 });
 
 export function registerBilling(api: Api) {
-  api.openapi(balanceRoute, async (c) => c.json(await balanceOf(c.env, c.var.db, c.var.principal), 200));
-  api.openapi(ledgerRoute, async (c) => c.json(await listLedger(c.env, c.var.principal, c.req.valid("query")), 200));
+  api.openapi(balanceRoute, async (c) => c.json(await balanceOf(c.var.services, c.var.principal), 200));
+  api.openapi(ledgerRoute, async (c) => c.json(await listLedger(c.var.services, c.var.principal, c.req.valid("query")), 200));
 }

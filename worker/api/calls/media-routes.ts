@@ -1,11 +1,12 @@
 // A call's media: the recording, a recording token for players without an Authorization
 // header, and the packet captures.
 import { createRoute, z } from "@hono/zod-openapi";
+import { parseByteRange } from "../../lib/http-range.ts";
+import { CallIdParam, MediaTokenSchema, RecordingQuery } from "../../resources/calls.ts";
+import { captures, recording, recordingToken, type MediaFile } from "../../services/call-media.ts";
 import { authenticated, authenticatedOrRecordingToken } from "../auth/access.ts";
-import { depsOf, type Api } from "../context.ts";
+import type { Api } from "../context.ts";
 import { binaryBody, errors, jsonBody } from "../responses.ts";
-import { pcapResponse, recordingResponse, recordingToken } from "./media-service.ts";
-import { CallIdParam, MediaTokenSchema, RecordingQuery } from "./schemas.ts";
 
 const tags = ["Calls"];
 
@@ -65,12 +66,32 @@ const pcapRoute = createRoute({
   },
 });
 
+/** Media never sits in a shared cache, and a token in the address never leaves in a Referer. */
+const PRIVATE = { "Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff" };
+
+/** A media file as an HTTP answer: 206 with Content-Range for a part, 200 for the whole. */
+function fileResponse(file: MediaFile, extra: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = {
+    ...PRIVATE,
+    ...extra,
+    "Content-Type": file.contentType,
+    "Content-Disposition": `${file.disposition}; filename="${file.filename}"`,
+  };
+  if (file.size !== null) headers["Content-Length"] = String(file.size);
+  if (file.etag) headers.ETag = file.etag;
+  if (!file.part) return new Response(file.body, { status: 200, headers });
+  const { offset, length, of } = file.part;
+  headers["Content-Range"] = `bytes ${offset}-${offset + length - 1}/${of}`;
+  return new Response(file.body, { status: 206, headers });
+}
+
 export function registerCallMedia(api: Api) {
-  api.openapi(recordingTokenRoute, async (c) =>
-    c.json(await recordingToken(depsOf(c), c.var.principal, c.req.valid("param").call_id, c.req.url), 200),
-  );
-  api.openapi(recordingRoute, async (c) =>
-    recordingResponse(depsOf(c), c.var.principal, c.req.valid("param").call_id, c.req.valid("header").range),
-  );
-  api.openapi(pcapRoute, async (c) => pcapResponse(depsOf(c), c.var.principal, c.req.valid("param").call_id));
+  api.openapi(recordingTokenRoute, async (c) => c.json(await recordingToken(c.var.services, c.var.principal, c.req.valid("param").call_id), 200));
+  api.openapi(recordingRoute, async (c) => {
+    const range = c.req.valid("header").range;
+    const pickRange = range ? (size: number) => parseByteRange(range, size) : undefined;
+    const file = await recording(c.var.services, c.var.principal, c.req.valid("param").call_id, pickRange);
+    return fileResponse(file, { "Accept-Ranges": "bytes" });
+  });
+  api.openapi(pcapRoute, async (c) => fileResponse(await captures(c.var.services, c.var.principal, c.req.valid("param").call_id)));
 }

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Api } from "../context.ts";
 import { jsonBody } from "../responses.ts";
-import { AiTierSchema, PlanSchema } from "./schemas.ts";
-import { listAiTiers, listPlans } from "./service.ts";
+import { AiTierSchema, PlanSchema } from "../../resources/catalogue.ts";
+import { listAiTiers, listPlans } from "../../services/catalogue.ts";
 
 const plansRoute = createRoute({
   method: "get",
@@ -21,6 +21,6 @@ const aiModesRoute = createRoute({
 });
 
 export function registerCatalogue(api: Api) {
-  api.openapi(plansRoute, async (c) => c.json(await listPlans(c.var.db), 200));
-  api.openapi(aiModesRoute, async (c) => c.json(await listAiTiers(c.var.db), 200));
+  api.openapi(plansRoute, async (c) => c.json(await listPlans(c.var.services), 200));
+  api.openapi(aiModesRoute, async (c) => c.json(await listAiTiers(c.var.services), 200));
 }

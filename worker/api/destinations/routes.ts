@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { authenticated } from "../auth/access.ts";
-import type { Api, AppEnv } from "../context.ts";
+import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import {
   CreateDestinationSchema,
@@ -9,9 +8,10 @@ import {
   DestinationSchema,
   UpdateDestinationSchema,
   VoiceProviderSchema,
-} from "./schemas.ts";
-import { createDestination, deleteDestination, listDestinations, updateDestination, type DestinationDeps } from "./service.ts";
-import { listVoiceProviders } from "./voice-providers.ts";
+} from "../../resources/destinations.ts";
+import { listVoiceProviders } from "../../resources/voice-providers.ts";
+import { checkDestination } from "../../services/destination-monitor.ts";
+import { createDestination, deleteDestination, listDestinations, updateDestination } from "../../services/destinations.ts";
 
 const tags = ["Destinations"];
 
@@ -66,23 +66,28 @@ const voiceProvidersRoute = createRoute({
   responses: { 200: jsonBody(z.array(VoiceProviderSchema), "Voice providers"), ...errors(401) },
 });
 
-export const destinationDeps = (c: Context<AppEnv>): DestinationDeps => ({
-  db: c.var.db,
-  encryptionKey: c.var.config.ENCRYPTION_KEY,
-  origin: new URL(c.req.url).origin,
+const checkRoute = createRoute({
+  method: "post",
+  path: "/customer/destinations/{dest_id}/check",
+  tags,
+  summary: "Send one SIP OPTIONS now and report the monitor fields (waits 4 s at most)",
+  ...authenticated,
+  request: { params: DestIdParam },
+  responses: { 200: jsonBody(DestinationSchema, "Destination with refreshed monitor fields"), ...errors(401, 404) },
 });
 
 export function registerDestinations(api: Api) {
-  api.openapi(listRoute, async (c) => c.json(await listDestinations(destinationDeps(c), c.var.principal), 200));
+  api.openapi(listRoute, async (c) => c.json(await listDestinations(c.var.services, c.var.principal), 200));
   api.openapi(createDestinationRoute, async (c) =>
-    c.json(await createDestination(destinationDeps(c), c.var.principal, c.req.valid("json")), 201),
+    c.json(await createDestination(c.var.services, c.var.principal, c.req.valid("json")), 201),
   );
   api.openapi(updateRoute, async (c) =>
-    c.json(await updateDestination(destinationDeps(c), c.var.principal, c.req.valid("param").dest_id, c.req.valid("json")), 200),
+    c.json(await updateDestination(c.var.services, c.var.principal, c.req.valid("param").dest_id, c.req.valid("json")), 200),
   );
   api.openapi(deleteRoute, async (c) => {
-    await deleteDestination(c.var.db, c.var.principal, c.req.valid("param").dest_id);
+    await deleteDestination(c.var.services, c.var.principal, c.req.valid("param").dest_id);
     return c.body(null, 204);
   });
+  api.openapi(checkRoute, async (c) => c.json(await checkDestination(c.var.services, c.var.principal, c.req.valid("param").dest_id), 200));
   api.openapi(voiceProvidersRoute, (c) => c.json(listVoiceProviders(), 200));
 }

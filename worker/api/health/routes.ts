@@ -1,6 +1,5 @@
-import { describeError } from "../../lib/errors.ts";
 import { createRoute, z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { databaseAnswers } from "../../services/health.ts";
 import { VERSION } from "../../version.ts";
 import type { Api } from "../context.ts";
 import { jsonBody } from "../responses.ts";
@@ -24,13 +23,7 @@ const route = createRoute({
 
 export function registerHealth(api: Api) {
   api.openapi(route, async (c) => {
-    const db = await c.var.db
-      .run(sql`SELECT 1`)
-      .then(() => true)
-      .catch((err: unknown) => {
-        console.error("health: database check failed", describeError(err));
-        return false;
-      });
+    const db = await databaseAnswers(c.var.services);
     return c.json({ status: db ? ("ok" as const) : ("degraded" as const), db, version: VERSION }, 200);
   });
 }

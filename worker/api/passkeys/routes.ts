@@ -2,7 +2,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ownerOnlyNotImpersonated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
-import { relyingParty } from "./relying-party.ts";
 import {
   PasskeyIdParam,
   PasskeySchema,
@@ -10,7 +9,7 @@ import {
   RegistrationCompleteSchema,
   RenamePasskeySchema,
   UserIdParam,
-} from "./schemas.ts";
+} from "../../resources/passkeys.ts";
 import {
   beginRegistration,
   completeRegistration,
@@ -18,7 +17,7 @@ import {
   listPasskeys,
   removeMemberPasskeys,
   renamePasskey,
-} from "./service.ts";
+} from "../../services/passkeys.ts";
 
 const tags = ["Passkeys"];
 const access = ownerOnlyNotImpersonated;
@@ -82,29 +81,27 @@ const completeRoute = createRoute({
 });
 
 export function registerPasskeys(api: Api) {
-  api.openapi(listRoute, async (c) => c.json(await listPasskeys(c.var.db, c.var.principal), 200));
+  api.openapi(listRoute, async (c) => c.json(await listPasskeys(c.var.services, c.var.principal), 200));
 
   api.openapi(renameRoute, async (c) =>
-    c.json(await renamePasskey(c.var.db, c.var.principal, c.req.valid("param").passkey_id, c.req.valid("json").name), 200),
+    c.json(await renamePasskey(c.var.services, c.var.principal, c.req.valid("param").passkey_id, c.req.valid("json").name), 200),
   );
 
   api.openapi(deleteRoute, async (c) => {
-    await deletePasskey(c.var.db, c.var.principal, c.req.valid("param").passkey_id);
+    await deletePasskey(c.var.services, c.var.principal, c.req.valid("param").passkey_id);
     return c.body(null, 204);
   });
 
   api.openapi(memberRoute, async (c) => {
-    await removeMemberPasskeys(c.var.db, c.var.principal, c.req.valid("param").user_id);
+    await removeMemberPasskeys(c.var.services, c.var.principal, c.req.valid("param").user_id);
     return c.body(null, 204);
   });
 
   api.openapi(beginRoute, async (c) => {
-    const rp = relyingParty(c.req.url, c.var.config);
-    return c.json(await beginRegistration({ db: c.var.db, config: c.var.config, rp }, c.var.principal), 200);
+    return c.json(await beginRegistration(c.var.services, c.var.principal), 200);
   });
 
   api.openapi(completeRoute, async (c) => {
-    const rp = relyingParty(c.req.url, c.var.config);
-    return c.json(await completeRegistration({ db: c.var.db, config: c.var.config, rp }, c.var.principal, c.req.valid("json")), 201);
+    return c.json(await completeRegistration(c.var.services, c.var.principal, c.req.valid("json")), 201);
   });
 }

@@ -2,8 +2,8 @@ import { createRoute } from "@hono/zod-openapi";
 import { authenticated, ownerOnly } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
-import { ProfileSchema, ProfileUpdateSchema, TermsAcceptanceSchema } from "./schemas.ts";
-import { acceptTerms, getProfile, updateProfile } from "./service.ts";
+import { ProfileSchema, ProfileUpdateSchema, TermsAcceptanceSchema } from "../../resources/profile.ts";
+import { acceptTerms, getProfile, updateProfile } from "../../services/profile.ts";
 
 const tags = ["Account"];
 
@@ -37,6 +37,6 @@ const termsRoute = createRoute({
 
 export function registerProfile(api: Api) {
   api.openapi(getRoute, (c) => c.json(getProfile(c.var.principal), 200));
-  api.openapi(putRoute, async (c) => c.json(await updateProfile(c.var.db, c.var.principal, c.req.valid("json")), 200));
-  api.openapi(termsRoute, async (c) => c.json(await acceptTerms(c.var.db, c.var.config, c.var.principal), 200));
+  api.openapi(putRoute, async (c) => c.json(await updateProfile(c.var.services, c.var.principal, c.req.valid("json")), 200));
+  api.openapi(termsRoute, async (c) => c.json(await acceptTerms(c.var.services, c.var.principal), 200));
 }

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
-import { CreateRoutingRuleSchema, RoutingRuleSchema, RuleIdParam, UpdateRoutingRuleSchema } from "./schemas.ts";
-import { createRoutingRule, deleteRoutingRule, listRoutingRules, updateRoutingRule } from "./service.ts";
+import { CreateRoutingRuleSchema, RoutingRuleSchema, RuleIdParam, UpdateRoutingRuleSchema } from "../../resources/routing.ts";
+import { createRoutingRule, deleteRoutingRule, listRoutingRules, updateRoutingRule } from "../../services/routing.ts";
 
 const tags = ["Routing"];
 
@@ -47,18 +47,18 @@ const deleteRuleRoute = createRoute({
 });
 
 export function registerRouting(api: Api) {
-  api.openapi(listRoute, async (c) => c.json(await listRoutingRules(c.var.db, c.var.principal.customer.id), 200));
+  api.openapi(listRoute, async (c) => c.json(await listRoutingRules(c.var.services, c.var.principal), 200));
   api.openapi(createRuleRoute, async (c) =>
-    c.json(await createRoutingRule(c.var.db, c.var.principal.customer.id, c.req.valid("json")), 201),
+    c.json(await createRoutingRule(c.var.services, c.var.principal, c.req.valid("json")), 201),
   );
   api.openapi(updateRuleRoute, async (c) =>
     c.json(
-      await updateRoutingRule(c.var.db, c.var.principal.customer.id, c.req.valid("param").rule_id, c.req.valid("json")),
+      await updateRoutingRule(c.var.services, c.var.principal, c.req.valid("param").rule_id, c.req.valid("json")),
       200,
     ),
   );
   api.openapi(deleteRuleRoute, async (c) => {
-    await deleteRoutingRule(c.var.db, c.var.principal.customer.id, c.req.valid("param").rule_id);
+    await deleteRoutingRule(c.var.services, c.var.principal, c.req.valid("param").rule_id);
     return c.body(null, 204);
   });
 }

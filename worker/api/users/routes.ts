@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authenticated, ownerOnly } from "../auth/access.ts";
-import { depsOf, type Api } from "../context.ts";
+import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
-import { InviteResultSchema, InviteSchema, UpdateUserSchema, UserIdParam, UserListSchema, UserSchema } from "./schemas.ts";
-import { inviteUser, listUsers, resendInvite, updateUser } from "./service.ts";
+import { InviteResultSchema, InviteSchema, UpdateUserSchema, UserIdParam, UserListSchema, UserSchema } from "../../resources/users.ts";
+import { inviteUser, listUsers, resendInvite, updateUser } from "../../services/users.ts";
 
 const tags = ["Users"];
 
@@ -47,12 +47,12 @@ const resendRoute = createRoute({
 });
 
 export function registerUsers(api: Api) {
-  api.openapi(listRoute, async (c) => c.json(await listUsers(c.var.db, c.var.principal), 200));
-  api.openapi(inviteRoute, async (c) => c.json(await inviteUser(depsOf(c), c.var.principal, c.req.valid("json")), 201));
+  api.openapi(listRoute, async (c) => c.json(await listUsers(c.var.services, c.var.principal), 200));
+  api.openapi(inviteRoute, async (c) => c.json(await inviteUser(c.var.services, c.var.principal, c.req.valid("json")), 201));
   api.openapi(updateRoute, async (c) =>
-    c.json(await updateUser(c.var.db, c.var.principal, c.req.valid("param").user_id, c.req.valid("json")), 200),
+    c.json(await updateUser(c.var.services, c.var.principal, c.req.valid("param").user_id, c.req.valid("json")), 200),
   );
   api.openapi(resendRoute, async (c) =>
-    c.json(await resendInvite(depsOf(c), c.var.principal, c.req.valid("param").user_id), 200),
+    c.json(await resendInvite(c.var.services, c.var.principal, c.req.valid("param").user_id), 200),
   );
 }

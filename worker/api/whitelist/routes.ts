@@ -1,11 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { registryFor } from "../../lib/registry.ts";
 import { authenticated } from "../auth/access.ts";
-import type { Api, AppEnv } from "../context.ts";
+import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
-import { CreateIpEntrySchema, IpEntrySchema, IpIdParam, NetworkInfoSchema, UpdateIpEntrySchema } from "./schemas.ts";
-import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry, type WhitelistDeps } from "./service.ts";
+import { CreateIpEntrySchema, IpEntrySchema, IpIdParam, NetworkInfoSchema, UpdateIpEntrySchema } from "../../resources/whitelist.ts";
+import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry } from "../../services/whitelist.ts";
 
 const tags = ["Trunk"];
 
@@ -64,17 +62,6 @@ const deleteIpRoute = createRoute({
   responses: { ...noContent("Removed"), ...errors(401, 404, 503) },
 });
 
-function whitelistDeps(c: Context<AppEnv>): WhitelistDeps {
-  let background: WhitelistDeps["background"];
-  try {
-    const ctx = c.executionCtx;
-    background = (work) => ctx.waitUntil(work);
-  } catch {
-    // No execution context (app.request in Node): clean-up runs unawaited.
-  }
-  return { db: c.var.db, registry: registryFor(c.env), background };
-}
-
 export function registerWhitelist(api: Api) {
   api.openapi(networkInfoRoute, (c) =>
     c.json(
@@ -82,18 +69,18 @@ export function registerWhitelist(api: Api) {
       200,
     ),
   );
-  api.openapi(listRoute, async (c) => c.json(await listIpEntries(c.var.db, c.var.principal.customer.id), 200));
+  api.openapi(listRoute, async (c) => c.json(await listIpEntries(c.var.services, c.var.principal), 200));
   api.openapi(createIpRoute, async (c) =>
-    c.json(await createIpEntry(whitelistDeps(c), c.var.principal.customer.id, c.req.valid("json")), 201),
+    c.json(await createIpEntry(c.var.services, c.var.principal, c.req.valid("json")), 201),
   );
   api.openapi(updateIpRoute, async (c) =>
     c.json(
-      await updateIpEntry(whitelistDeps(c), c.var.principal.customer.id, c.req.valid("param").ip_id, c.req.valid("json")),
+      await updateIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id, c.req.valid("json")),
       200,
     ),
   );
   api.openapi(deleteIpRoute, async (c) => {
-    await deleteIpEntry(whitelistDeps(c), c.var.principal.customer.id, c.req.valid("param").ip_id);
+    await deleteIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id);
     return c.body(null, 204);
   });
 }

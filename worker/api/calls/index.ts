@@ -1,0 +1,9 @@
+// Calls: the records, transfers of a live call, and the media (recording, captures).
+import type { Api } from "../context.ts";
+import { registerCallMedia } from "./media-routes.ts";
+import { registerCalls } from "./routes.ts";
+
+export function register(api: Api): void {
+  registerCalls(api);
+  registerCallMedia(api);
+}

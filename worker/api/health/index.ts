@@ -1,0 +1,2 @@
+// Service health.
+export { registerHealth as register } from "./routes.ts";

@@ -1,0 +1,2 @@
+// Passkeys: registration, listing, renaming, removal.
+export { registerPasskeys as register } from "./routes.ts";

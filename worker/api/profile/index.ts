@@ -1,0 +1,2 @@
+// The account's qualification profile and the Terms.
+export { registerProfile as register } from "./routes.ts";

@@ -1,0 +1,2 @@
+// Prefix routing rules.
+export { registerRouting as register } from "./routes.ts";

@@ -1,0 +1,2 @@
+// Members of an account.
+export { registerUsers as register } from "./routes.ts";

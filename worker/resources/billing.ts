@@ -1,0 +1,31 @@
+import { z } from "@hono/zod-openapi";
+import { pageOf } from "../lib/pagination.ts";
+
+export const BalanceSchema = z
+  .object({
+    balance: z.number().openapi({ description: "USD", example: 5 }),
+    plan: z.string().openapi({ example: "payg" }),
+    plan_name: z.string().openapi({ example: "Pay as you go" }),
+    ports: z.number().int().openapi({ example: 2 }),
+    active_calls: z.number().int().openapi({ example: 0 }),
+    cycle_minutes_used: z.number().openapi({ example: 0 }),
+    included_minutes: z.number().int().nullable().openapi({ example: null }),
+    per_minute_rate: z.number().openapi({ example: 0.012 }),
+    plan_renews_at: z.string().nullable().openapi({ format: "date-time" }),
+  })
+  .openapi("Balance");
+
+export const LedgerEntrySchema = z
+  .object({
+    id: z.string().openapi({ example: "signup-credit:019a6c1e-6f2b-7c3d-9e4f-0a1b2c3d4e5f" }),
+    type: z.string().openapi({ description: "credit, call, analysis, plan_fee, topup, refund", example: "credit" }),
+    amount: z.number().openapi({ description: "USD; negative for charges", example: 5 }),
+    balance_after: z.number().openapi({ example: 5 }),
+    call_id: z.uuid().nullable(),
+    description: z.string().nullable().openapi({ example: "Welcome credit" }),
+    waived_amount: z.number().openapi({ description: "USD waived by the pilot", example: 0 }),
+    created_at: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("LedgerEntry");
+
+export const LedgerListSchema = pageOf(LedgerEntrySchema, "LedgerList");

@@ -1,0 +1,63 @@
+// Services: what every service verb may use besides its input, built once per request (or per
+// queue batch, cron run, MCP call) by the front door. Verbs take (services, principal, input):
+// they never see Hono's context, a request, or the raw bindings.
+import type { HubCommand } from "../../schema/node-api.ts";
+import type { HubOutcome } from "../../durable-objects/node-hub.ts";
+import type { ClaimInput, ClaimResult } from "../../durable-objects/trunk-registry.ts";
+import type { Bindings, Config } from "../env.ts";
+import { database, type Db } from "../lib/db.ts";
+import { hubFor, ledgerFor, limiterFor, registryFor, type LedgerStub, type LimiterStub } from "../lib/durable-objects.ts";
+import { describeError } from "../lib/errors.ts";
+import { mailSender, type MailSender } from "../providers/mail/mail.ts";
+
+/** What the whitelist needs of the TrunkRegistry; tests may pass a stand-in. */
+export type Registry = {
+  claim(input: ClaimInput): Promise<ClaimResult>;
+  release(entryId: string): Promise<{ version: number }>;
+  touch(): Promise<{ version: number }>;
+  /** Moves on every change; nodes poll it to know when to fetch the ranges again. */
+  version(): Promise<number>;
+};
+
+/** The SIP nodes, reached through the region's NodeHub. */
+export type Hub = { command(command: HubCommand, timeoutMs: number, nodeId?: string): Promise<HubOutcome> };
+
+export type Services = {
+  db: Db;
+  config: Config;
+  /** Recordings and captures (R2). */
+  media: R2Bucket;
+  ledger(accountKey: string): LedgerStub;
+  limiter(key: string): LimiterStub;
+  registry: Registry;
+  /** How long a whitelist change waits for the registry before answering "busy, retry". */
+  registryTimeoutMs: number;
+  hub: Hub;
+  mail: MailSender;
+  /** Where this service is reached from outside (webhook URLs, recording links, the passkey origin). */
+  origin: string;
+  /** Keeps work alive after the answer is sent (ExecutionContext.waitUntil where there is one). */
+  background(work: Promise<unknown>): void;
+};
+
+export const REGISTRY_TIMEOUT_MS = 5_000;
+
+export type ServicesOptions = { origin: string; background?: (work: Promise<unknown>) => void };
+
+export function newServices(env: Bindings, config: Config, options: ServicesOptions): Services {
+  const db = database(env.DB);
+  return {
+    db,
+    config,
+    media: env.MEDIA,
+    ledger: (accountKey) => ledgerFor(env, accountKey),
+    limiter: (key) => limiterFor(env, key),
+    registry: registryFor(env),
+    registryTimeoutMs: REGISTRY_TIMEOUT_MS,
+    hub: hubFor(env),
+    mail: mailSender(db),
+    origin: options.origin,
+    // Without an execution context (a test calling the app directly) the work runs unawaited.
+    background: options.background ?? ((work) => void work.catch((err: unknown) => console.error("background work failed", describeError(err)))),
+  };
+}
