@@ -1,0 +1,25 @@
+// The Worker's scheduled work. wrangler.toml's [triggers] crons lists when it runs; every job
+// here runs at each tick, each on its own, so one failing does not stop the others.
+import type { Bindings } from "../env.ts";
+import { loadConfig } from "../env.ts";
+import { describeError } from "../lib/errors.ts";
+import { newServices, type Services } from "../services/context.ts";
+import { sweepExchangeNonces } from "./exchange-nonces.ts";
+import { sweepExpiredStepTokens } from "./spent-tokens.ts";
+
+type Job = { name: string; run(s: Services, env: Bindings, now: Date): Promise<void> };
+
+export const JOBS: Job[] = [
+  { name: "spent step tokens", run: (s, _env, now) => sweepExpiredStepTokens(s, now) },
+  { name: "exchange nonce counters", run: (_s, env, now) => sweepExchangeNonces(env, now) },
+];
+
+/** Runs every job for the tick at `scheduledTime`; throws after all ran if any failed, so the run shows as failed. */
+export async function runScheduled(env: Bindings, scheduledTime: number, ctx: ExecutionContext): Promise<void> {
+  const now = new Date(scheduledTime);
+  const services = newServices(env, loadConfig(env), { origin: "https://cron.invalid", background: (w) => ctx.waitUntil(w) });
+  const outcomes = await Promise.allSettled(JOBS.map((job) => job.run(services, env, now)));
+  const failed = outcomes.flatMap((o, i) => (o.status === "rejected" ? [`${JOBS[i]!.name}: ${describeError(o.reason)}`] : []));
+  for (const line of failed) console.error("cron job failed", line);
+  if (failed.length > 0) throw new Error(`${failed.length} cron job(s) failed`);
+}
