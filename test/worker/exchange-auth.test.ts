@@ -2,16 +2,13 @@
 // each algorithm, wrong keys, stale nonces, nonce-count replays, userhash, and the roles of keys.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { sweepExchangeNonces } from "../../worker/cron/exchange-nonces.ts";
 import { loadConfig } from "../../worker/env.ts";
-import {
-  advanceNonceCount,
-  checkNonce,
-  digestResponse,
-  issueNonce,
-  parseDigestCredentials,
-  sweepNonceCounters,
-  userhashOf,
-} from "../../worker/exchange/digest.ts";
+import { digestResponse, userhashOf } from "../../worker/exchange/digest/compute.ts";
+import { parseDigestCredentials } from "../../worker/exchange/digest/header.ts";
+import { advanceNonceCount, SWEEP_BATCH } from "../../worker/exchange/digest/nonce-counters.ts";
+import { checkNonce, issueNonce } from "../../worker/exchange/digest/nonce.ts";
+import { database } from "../../worker/lib/db.ts";
 import {
   authorization,
   buildRequest,
@@ -51,7 +48,10 @@ describe("RFC 7616 section 3.9.1 example", () => {
 
   it("parses the RFC's Authorization header", () => {
     const params = parseDigestCredentials(
-      `Digest username="Mufasa", realm="http-auth@example.org", uri="/dir/index.html", algorithm=SHA-256, nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", nc=00000001, cnonce="f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ", qop=auth, response="753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"`,
+      `Digest username="Mufasa", realm="http-auth@example.org", uri="/dir/index.html", algorithm=SHA-256, ` +
+        `nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", nc=00000001, cnonce="f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ", ` +
+        `qop=auth, response="753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1", ` +
+        `opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"`,
     );
     expect(params?.get("username")).toBe("Mufasa");
     expect(params?.get("algorithm")).toBe("SHA-256");
@@ -216,16 +216,46 @@ describe("nonces", () => {
 });
 
 describe("nonce counters", () => {
-  it("keep the highest count per nonce and are swept once their nonce has expired", async () => {
+  it("keep the highest count per nonce and are swept by the cron once their nonce has expired", async () => {
+    const db = database(env.DB);
     const past = new Date(Date.now() - 60_000).toISOString();
     const future = new Date(Date.now() + 60_000).toISOString();
-    expect(await advanceNonceCount(env.DB, "sweep-old", 1, past)).toBe(true);
-    expect(await advanceNonceCount(env.DB, "sweep-new", 3, future)).toBe(true);
-    expect(await advanceNonceCount(env.DB, "sweep-new", 3, future)).toBe(false);
-    expect(await advanceNonceCount(env.DB, "sweep-new", 2, future)).toBe(false);
-    await sweepNonceCounters(env.DB, new Date().toISOString());
+    expect(await advanceNonceCount(db, "sweep-old", 1, past)).toBe(true);
+    expect(await advanceNonceCount(db, "sweep-new", 3, future)).toBe(true);
+    expect(await advanceNonceCount(db, "sweep-new", 3, future)).toBe(false);
+    expect(await advanceNonceCount(db, "sweep-new", 2, future)).toBe(false);
+    await sweepExchangeNonces(env, new Date());
     const left = await env.DB.prepare("SELECT nonce, last_nc FROM digest_nonce_counters WHERE nonce LIKE 'sweep-%'").all();
     expect(left.results).toEqual([{ nonce: "sweep-new", last_nc: 3 }]);
+  });
+
+  it("are swept in batches until none of the expired is left", async () => {
+    const expired = 2 * SWEEP_BATCH + 7;
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+       INSERT INTO digest_nonce_counters (nonce, last_nc, expires_at) SELECT 'batch-' || i, 1, ?2 FROM n`,
+    )
+      .bind(expired, new Date(Date.now() - 1000).toISOString())
+      .run();
+    await sweepExchangeNonces(env, new Date());
+    const left = await env.DB.prepare("SELECT count(*) AS n FROM digest_nonce_counters WHERE nonce LIKE 'batch-%'").first<{ n: number }>();
+    expect(left!.n).toBe(0);
+  });
+
+  it("are no longer swept on the request path", async () => {
+    await env.DB.prepare("INSERT INTO digest_nonce_counters (nonce, last_nc, expires_at) VALUES ('path-old', 1, ?1)")
+      .bind(new Date(Date.now() - 60_000).toISOString())
+      .run();
+    const buyer = await exchangeAccount("buyer", 1);
+    const random = Math.random;
+    Math.random = () => 0;
+    try {
+      for (let i = 0; i < 3; i++) expect((await digestRequest(buyer, "POST", BALANCE)).status).toBe(200);
+    } finally {
+      Math.random = random;
+    }
+    const left = await env.DB.prepare("SELECT nonce FROM digest_nonce_counters WHERE nonce = 'path-old'").all();
+    expect(left.results).toEqual([{ nonce: "path-old" }]);
   });
 });
 

@@ -1,5 +1,5 @@
 // The wholesale exchange API (../shared/spec/exchange-api.md), served by the same Worker:
-//   v2      <EXCHANGE_PREFIX>/...                         HTTP Digest (digest.ts), default /exchange
+//   v2      <EXCHANGE_PREFIX>/...                         HTTP Digest (digest/), default /exchange
 //   legacy  <EXCHANGE_LEGACY_PREFIX>/<controller>.php     signature (legacy.ts), default /exchange/v1
 //   admin   <EXCHANGE_PREFIX>/admin/...                   operator bearer token (admin.ts)
 // Both prefixes are configuration. A dedicated hostname serves the exchange at its root: set

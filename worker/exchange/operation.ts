@@ -4,7 +4,7 @@
 import type { Hono } from "hono";
 import type { z } from "zod";
 import type { ExchangeContext, ExchangeEnv, ExchangeRole } from "./context.ts";
-import { digestAuth } from "./digest.ts";
+import { digestAuth } from "./digest/middleware.ts";
 import { formOf, success } from "./respond.ts";
 
 export type Operation<S extends z.ZodType = z.ZodType> = {

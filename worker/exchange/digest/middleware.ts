@@ -1,0 +1,131 @@
+// HTTP Digest authentication per RFC 7616, server side, for the exchange API: the check of a
+// request's credentials and the middleware that guards the v2 endpoints. The parts live beside
+// this file: compute.ts (the response), header.ts (the Authorization header), nonce.ts
+// (stateless nonces), challenge.ts (the 401's challenges), nonce-counters.ts (replays).
+//
+// - A request without valid credentials gets 401 with the challenges (challenge.ts).
+// - A correct answer with a stale nonce gets 401 with stale=true, so the client retries with the
+//   new nonce without asking for the password again.
+// - A nonce count not above the highest seen for its nonce is a replay and gets 401 (stale=true:
+//   the client knows the key, a fresh nonce fixes an honest race; a replayer learns nothing).
+// - The password is the account's API key of the role the endpoint needs (buyer endpoints the
+//   buyer key, seller endpoints the seller key; "any" tries the buyer key, then the seller key).
+import type { MiddlewareHandler } from "hono";
+import { timingSafeEqual } from "../../lib/crypto.ts";
+import { accountByUserhash, accountByUsername, apiKeyOf, mayHoldKey, type ExchangeAccount } from "../accounts.ts";
+import { exchangeDeps, type ExchangeDeps, type ExchangeEnv, type ExchangeRole } from "../context.ts";
+import { enforceRateLimit } from "../limits.ts";
+import { forbidden } from "../respond.ts";
+import { unauthorized } from "./challenge.ts";
+import { digestResponse } from "./compute.ts";
+import { readCredentials, type DigestCredentials } from "./header.ts";
+import { advanceNonceCount, counterExpiry } from "./nonce-counters.ts";
+import { checkNonce, opaqueOf } from "./nonce.ts";
+
+const encoder = new TextEncoder();
+
+export type DigestOutcome =
+  | { ok: true; account: ExchangeAccount; role: ExchangeRole }
+  | { ok: false; message: string; stale?: boolean };
+
+/** The request-target the client signed must be this request's (origin form, or absolute form of the same path). */
+function sameTarget(signed: string, url: URL): boolean {
+  const target = url.pathname + url.search;
+  if (signed === target) return true;
+  if (/^https?:\/\//i.test(signed)) {
+    try {
+      const u = new URL(signed);
+      return u.pathname + u.search === target;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** The role of the first of `roles` whose key the account holds and the credentials answer with; null when none. */
+async function matchingKey(
+  deps: Pick<ExchangeDeps, "config">,
+  account: ExchangeAccount,
+  roles: ExchangeRole[],
+  credentials: DigestCredentials,
+  method: string,
+): Promise<ExchangeRole | null> {
+  const { algorithm, realm, uri, nonce, nc, cnonce, response } = credentials;
+  for (const keyRole of roles) {
+    if (!mayHoldKey(account.role as ExchangeRole, keyRole)) continue;
+    const key = await apiKeyOf(deps, account, keyRole);
+    if (!key) continue;
+    const expected = await digestResponse({
+      algorithm,
+      username: account.username,
+      realm,
+      password: key,
+      method,
+      uri,
+      nonce,
+      nc,
+      cnonce,
+      qop: "auth",
+    });
+    if (timingSafeEqual(encoder.encode(expected), encoder.encode(response.toLowerCase()))) return keyRole;
+  }
+  return null;
+}
+
+/**
+ * Checks a Digest Authorization header for a request; `role` is the key the endpoint needs.
+ * `alongside` runs for a correct answer at the same time as the nonce-count write (the rate
+ * limits), its failure reported only when the count was fresh.
+ */
+export async function verifyDigest(
+  deps: ExchangeDeps,
+  request: { method: string; url: string; authorization: string | undefined },
+  role: ExchangeRole | "any",
+  alongside?: (account: ExchangeAccount) => Promise<void>,
+): Promise<DigestOutcome> {
+  const { config } = deps;
+  const read = readCredentials(request.authorization);
+  if (!read.ok) return read;
+  const credentials = read.credentials;
+  const { algorithm, username, realm, nonce, uri, nc, opaque } = credentials;
+  if (realm !== config.EXCHANGE_DIGEST_REALM) return { ok: false, message: "wrong realm" };
+  if (opaque !== undefined && opaque !== (await opaqueOf(config))) return { ok: false, message: "wrong opaque value" };
+  if (!sameTarget(uri, new URL(request.url))) return { ok: false, message: "Digest uri does not match the request" };
+  const state = await checkNonce(config, nonce);
+  if (!state.valid) return { ok: false, message: "invalid nonce" };
+
+  const account = credentials.byUserhash ? await accountByUserhash(deps, algorithm, username) : await accountByUsername(deps, username);
+  if (!account) return { ok: false, message: "invalid credentials" };
+  const matched = await matchingKey(deps, account, role === "any" ? ["buyer", "seller"] : [role], credentials, request.method);
+  if (!matched) return { ok: false, message: "invalid credentials" };
+  if (state.stale) return { ok: false, message: "nonce expired", stale: true };
+  const [fresh, side] = await Promise.allSettled([
+    advanceNonceCount(deps.db, nonce, parseInt(nc, 16), counterExpiry(config, state.issuedSec)),
+    alongside ? alongside(account) : Promise.resolve(),
+  ]);
+  if (fresh.status === "rejected") throw fresh.reason;
+  if (!fresh.value) return { ok: false, message: "nonce count already used", stale: true };
+  if (side.status === "rejected") throw side.reason;
+  return { ok: true, account, role: matched };
+}
+
+/**
+ * Authenticates the request with HTTP Digest (the key of `role`) and counts it against the
+ * account's rate limits (while the nonce count is written). Sets c.var.exchange.
+ */
+export function digestAuth(role: ExchangeRole | "any"): MiddlewareHandler<ExchangeEnv> {
+  return async (c, next) => {
+    const deps = exchangeDeps(c);
+    const request = { method: c.req.method, url: c.req.url, authorization: c.req.header("Authorization") };
+    const outcome = await verifyDigest(deps, request, role, async (account) => {
+      if (account.status === "active") await enforceRateLimit(deps, account);
+    });
+    if (!outcome.ok) throw await unauthorized(deps.config, outcome.message, outcome.stale);
+    const { account } = outcome;
+    if (account.status !== "active") throw forbidden("account suspended");
+    const accountRole = account.role as ExchangeRole;
+    c.set("exchange", { iAccount: account.iAccount, username: account.username, role: outcome.role, accountRole });
+    await next();
+  };
+}
