@@ -5,9 +5,10 @@ import { env } from "cloudflare:test";
 import jsQR from "jsqr";
 import UPNG from "upng-js";
 import { expect } from "vitest";
-import { createExchangeAccount, exchangeLedger } from "../../worker/exchange/accounts.ts";
+import { createExchangeAccount } from "../../worker/exchange/accounts.ts";
 import type { ExchangePrincipal } from "../../worker/exchange/context.ts";
 import { commerceDeps } from "../../worker/exchange/esim/settings.ts";
+import { balanceMicros as ledgerBalance } from "../../worker/exchange/ledger.ts";
 import { publishPackage, type sellerPackageView } from "../../worker/exchange/sellers/packages.ts";
 import type { PackagePublishInput, TopupPublishInput } from "../../worker/exchange/sellers/schemas.ts";
 import { publishTopup } from "../../worker/exchange/sellers/topups.ts";
@@ -29,12 +30,14 @@ export async function account(role: "buyer" | "seller", balanceUsd: number | str
   return { iAccount: created.iAccount, username: created.username, role, accountRole: role, apiKey: created.apiKey };
 }
 
-export const balanceMicros = async (iAccount: number) => (await exchangeLedger(deps(), iAccount).summary()).balance_micros;
+export const balanceMicros = (iAccount: number) => ledgerBalance(deps(), iAccount);
 
 type PackageView = ReturnType<typeof sellerPackageView>;
 
 /** A package published by the seller; price in USD text, countries as names. */
-export async function publish(seller: TestAccount, overrides: Partial<Omit<PackagePublishInput, "price">> & { price?: string } = {}): Promise<PackageView> {
+type Overrides<T> = Partial<Omit<T, "price">> & { price?: string };
+
+export async function publish(seller: TestAccount, overrides: Overrides<PackagePublishInput> = {}): Promise<PackageView> {
   const { price = "10", ...rest } = overrides;
   return publishPackage(deps(), seller, {
     name: `Pack ${++counter}`,
@@ -47,7 +50,7 @@ export async function publish(seller: TestAccount, overrides: Partial<Omit<Packa
   });
 }
 
-export async function publishTopupPackage(seller: TestAccount, overrides: Partial<Omit<TopupPublishInput, "price">> & { price?: string } = {}) {
+export async function publishTopupPackage(seller: TestAccount, overrides: Overrides<TopupPublishInput> = {}) {
   const { price = "5", ...rest } = overrides;
   return publishTopup(deps(), seller, {
     name: `Top-up ${++counter}`,

@@ -1,26 +1,22 @@
 // Exchange accounts: buyers and sellers keyed by an integer i_account, a platform username and
 // separate buyer and seller API keys. Keys are kept AES-GCM encrypted (worker/lib/secrets.ts,
 // bound to "exchange:<i_account>:<role>_key"), not hashed: HTTP Digest and the legacy signature
-// both need the key itself. Balances live in the account's AccountLedger ("exchange:<i_account>").
+// both need the key itself. Balances live in the account's AccountLedger (ledger.ts).
 import { eq } from "drizzle-orm";
 import { exchangeAccounts } from "../../schema/exchange.ts";
 import { randomToken } from "../lib/crypto.ts";
 import { isUniqueViolation } from "../lib/db.ts";
-import { ledgerFor } from "../lib/ledger.ts";
-import { toMicros, toUsd } from "../lib/money.ts";
+import { toUsd } from "../lib/money.ts";
 import { decryptSecret, encryptSecret } from "../lib/secrets.ts";
 import { nowIso } from "../lib/time.ts";
 import type { ExchangeDeps, ExchangePrincipal, ExchangeRole } from "./context.ts";
-import { hashHex } from "./hash.ts";
+import { userhashOf } from "./digest/compute.ts";
+import { credit, usdToMicros } from "./ledger.ts";
 import { conflict, invalidInput, unknown } from "./respond.ts";
 
 export type ExchangeAccount = typeof exchangeAccounts.$inferSelect;
 
 export const ROLES = ["buyer", "seller"] as const;
-
-/** The AccountLedger key of an exchange account. */
-export const ledgerKey = (iAccount: number) => `exchange:${iAccount}`;
-export const exchangeLedger = (deps: Pick<ExchangeDeps, "env">, iAccount: number) => ledgerFor(deps.env, ledgerKey(iAccount));
 
 const keyContext = (iAccount: number, role: ExchangeRole) => `exchange:${iAccount}:${role}_key`;
 
@@ -46,8 +42,7 @@ export type CreatedAccount = { iAccount: number; username: string; role: Exchang
 
 /** H(username ":" realm) for both algorithms, for userhash=true lookups (RFC 7616 section 3.4.4). */
 async function userhashes(username: string, realm: string) {
-  const text = `${username}:${realm}`;
-  const [sha256, md5] = await Promise.all([hashHex("SHA-256", text), hashHex("MD5", text)]);
+  const [sha256, md5] = await Promise.all([userhashOf("SHA-256", username, realm), userhashOf("MD5", username, realm)]);
   return { userhashSha256: sha256, userhashMd5: md5 };
 }
 
@@ -56,15 +51,8 @@ export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccoun
   if (!USERNAME_PATTERN.test(username)) {
     throw invalidInput("username", "3 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit");
   }
-  let openingMicros = 0;
-  if (input.balanceUsd !== undefined) {
-    try {
-      openingMicros = toMicros(input.balanceUsd);
-    } catch {
-      throw invalidInput("balance", "must be a USD amount such as 100 or 12.50");
-    }
-    if (openingMicros < 0) throw invalidInput("balance", "must not be negative");
-  }
+  const openingMicros = input.balanceUsd === undefined ? 0 : usdToMicros("balance", input.balanceUsd);
+  if (openingMicros < 0) throw invalidInput("balance", "must not be negative");
   const now = nowIso();
   let iAccount: number;
   try {
@@ -92,20 +80,18 @@ export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccoun
     .set(input.role === "buyer" ? { buyerKeyEnc: sealed } : { sellerKeyEnc: sealed })
     .where(eq(exchangeAccounts.iAccount, iAccount));
   if (openingMicros > 0) {
-    const credited = await exchangeLedger(deps, iAccount).credit({
-      entryId: `exchange-opening:${iAccount}`,
-      type: "exchange_opening_balance",
-      amountMicros: openingMicros,
-      description: "Opening balance",
-      createdAt: now,
-    });
-    if (!credited.ok) throw invalidInput("balance", "not a valid amount");
+    const opening = { entryId: `exchange-opening:${iAccount}`, type: "exchange_opening_balance", description: "Opening balance" };
+    await credit(deps, iAccount, { ...opening, amountMicros: openingMicros, createdAt: now }, "balance");
   }
   return { iAccount, username, role: input.role, apiKey, balanceUsd: toUsd(openingMicros) };
 }
 
 /** A new API key of `role` for the account; the old one stops working at once. */
-export async function rotateApiKey(deps: ExchangeDeps, iAccount: number, role: ExchangeRole): Promise<{ username: string; apiKey: string }> {
+export async function rotateApiKey(
+  deps: ExchangeDeps,
+  iAccount: number,
+  role: ExchangeRole,
+): Promise<{ username: string; apiKey: string }> {
   const account = await accountById(deps, iAccount);
   if (!account) throw unknown("i_account", "account");
   if (!mayHoldKey(account.role as ExchangeRole, role)) throw invalidInput("role", `a ${account.role} account holds no ${role} key`);
@@ -146,11 +132,6 @@ export async function apiKeyOf(deps: Pick<ExchangeDeps, "config">, account: Exch
   return decryptSecret(deps.config.ENCRYPTION_KEY, sealed, keyContext(account.iAccount, role));
 }
 
-/** The account's balance in micro-dollars, from its AccountLedger. */
-export async function balanceMicros(deps: Pick<ExchangeDeps, "env">, iAccount: number): Promise<number> {
-  return (await exchangeLedger(deps, iAccount).summary()).balance_micros;
-}
-
 /** Adds money to an account (operator top-up); idempotent by entry id. */
 export async function creditAccount(
   deps: ExchangeDeps,
@@ -160,22 +141,9 @@ export async function creditAccount(
   description: string | null,
 ): Promise<number> {
   if (!(await accountById(deps, iAccount))) throw unknown("i_account", "account");
-  let micros: number;
-  try {
-    micros = toMicros(amountUsd);
-  } catch {
-    throw invalidInput("amount", "must be a USD amount such as 100 or 12.50");
-  }
+  const micros = usdToMicros("amount", amountUsd);
   if (micros <= 0) throw invalidInput("amount", "must be more than 0");
-  const credited = await exchangeLedger(deps, iAccount).credit({
-    entryId,
-    type: "exchange_credit",
-    amountMicros: micros,
-    description,
-    createdAt: nowIso(),
-  });
-  if (!credited.ok) throw invalidInput("amount", "not a valid amount");
-  return credited.entry.balance_after_micros;
+  return credit(deps, iAccount, { entryId, type: "exchange_credit", amountMicros: micros, description, createdAt: nowIso() }, "amount");
 }
 
 /**

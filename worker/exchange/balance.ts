@@ -2,8 +2,8 @@
 // balance from its AccountLedger, in USD.
 import { z } from "zod";
 import { toUsd } from "../lib/money.ts";
-import { balanceMicros } from "./accounts.ts";
 import { exchangeDeps } from "./context.ts";
+import { balanceMicros } from "./ledger.ts";
 import { operation } from "./operation.ts";
 
 export const balance = operation({

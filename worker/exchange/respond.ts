@@ -3,7 +3,7 @@
 // rendered by renderExchangeError with their HTTP status:
 //   400 invalid input, the message naming the field ("<field>: <problem>")
 //   401 not authenticated (Digest challenges, or a bad legacy signature)
-//   402 insufficient balance
+//   402 insufficient balance ("i_account: insufficient balance", ledger.ts)
 //   403 account suspended, or a key of the wrong role
 //   404 unknown package, ICCID, account or path ("<field>: unknown ...")
 //   409 a conflict (username taken)
@@ -33,7 +33,6 @@ export class ExchangeError extends Error {
 
 /** 400 naming the field: "<field>: <problem>". */
 export const invalidInput = (field: string, problem: string) => new ExchangeError(400, `${field}: ${problem}`);
-export const insufficientBalance = () => new ExchangeError(402, "insufficient balance");
 export const forbidden = (message: string) => new ExchangeError(403, message);
 /** 404 naming the field whose value is unknown, e.g. unknown("i_esim_package", "package"). */
 export const unknown = (field: string, what: string) => new ExchangeError(404, `${field}: unknown ${what}`);

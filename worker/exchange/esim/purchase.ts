@@ -6,9 +6,10 @@ import { isUniqueViolation } from "../../lib/db.ts";
 import { newId } from "../../lib/ids.ts";
 import { toUsd } from "../../lib/money.ts";
 import { addDays, nowIso } from "../../lib/time.ts";
-import { exchangeLedger, requireOwnAccount } from "../accounts.ts";
+import { requireOwnAccount } from "../accounts.ts";
 import type { ExchangePrincipal } from "../context.ts";
-import { ExchangeError, invalidInput, unknown } from "../respond.ts";
+import { debit, refund } from "../ledger.ts";
+import { unknown } from "../respond.ts";
 import { bytesOfGb } from "./allowance.ts";
 import { datetimeOf } from "./fields.ts";
 import { lpaOf, newIccid, newMatchingId } from "./iccid.ts";
@@ -16,22 +17,6 @@ import { purchasablePackage } from "./market.ts";
 import { qrPngBase64 } from "./qr.ts";
 import type { PurchaseInput } from "./schemas.ts";
 import type { CommerceDeps } from "./settings.ts";
-
-/** 402 naming the account that cannot pay. */
-export const insufficientBalance = (field = "i_account") => new ExchangeError(402, `${field}: insufficient balance`);
-
-/** Takes `amountMicros` from the account, or throws the client's error. */
-export async function debitOrFail(deps: CommerceDeps, iAccount: number, entryId: string, type: string, amountMicros: number, description: string, at: string) {
-  const debit = await exchangeLedger(deps, iAccount).debit({ entryId, type, amountMicros, description, createdAt: at });
-  if (debit.ok) return debit.entry;
-  if (debit.reason === "insufficient_balance") throw insufficientBalance();
-  throw invalidInput("i_account", "the amount cannot be charged");
-}
-
-/** Gives back a debit whose purchase could not be stored. Idempotent by entry id. */
-export async function refund(deps: CommerceDeps, iAccount: number, entryId: string, amountMicros: number, description: string) {
-  await exchangeLedger(deps, iAccount).credit({ entryId: `refund:${entryId}`, type: "exchange_refund", amountMicros, description, createdAt: nowIso() });
-}
 
 const ISSUE_ATTEMPTS = 3;
 
@@ -43,7 +28,8 @@ export async function purchaseEsim(deps: CommerceDeps, principal: ExchangePrinci
   const orderUuid = newId();
   const createTs = nowIso();
   const entryId = `esim:${orderUuid}`;
-  await debitOrFail(deps, input.i_account, entryId, "esim_purchase", amount, `eSIM ${pkg.name} (order ${orderUuid})`, createTs);
+  const description = `eSIM ${pkg.name} (order ${orderUuid})`;
+  await debit(deps, input.i_account, { entryId, type: "esim_purchase", amountMicros: amount, description, createdAt: createTs });
 
   const { smDpAddress, issuerPrefix, iccidLength } = deps.settings;
   for (let attempt = 1; ; attempt++) {

@@ -11,11 +11,11 @@ import { toUsd } from "../../lib/money.ts";
 import { nowIso } from "../../lib/time.ts";
 import { requireOwnAccount } from "../accounts.ts";
 import type { ExchangePrincipal } from "../context.ts";
+import { debit, refund } from "../ledger.ts";
 import { conflict, invalidInput, unknown } from "../respond.ts";
 import { bytesOfGb, daysLeft, remainingBytes } from "./allowance.ts";
 import { datetimeOf } from "./fields.ts";
 import { ownEsim, type EsimRow } from "./inventory.ts";
-import { debitOrFail, refund } from "./purchase.ts";
 import type { TopupListInput, TopupPurchaseInput } from "./schemas.ts";
 import type { CommerceDeps } from "./settings.ts";
 
@@ -79,9 +79,13 @@ function applyTopup(db: Db, esim: EsimRow, topup: TopupRow, at: string) {
   return db
     .update(esims)
     .set({
-      dataAllowanceBytes: sql`CASE WHEN ${esims.dataAllowanceBytes} < 0 OR ${add} < 0 THEN -1 ELSE ${esims.dataAllowanceBytes} + ${add} END`,
-      expiresAt: sql`CASE WHEN ${startsNow} THEN strftime('%Y-%m-%dT%H:%M:%fZ', max(coalesce(${esims.expiresAt}, ${at}), ${at}), ${days}) ELSE ${esims.expiresAt} END`,
-      pendingValidityDays: sql`CASE WHEN ${startsNow} THEN ${esims.pendingValidityDays} ELSE ${esims.pendingValidityDays} + ${topup.validityDays} END`,
+      dataAllowanceBytes: sql`CASE WHEN ${esims.dataAllowanceBytes} < 0 OR ${add} < 0 THEN -1
+        ELSE ${esims.dataAllowanceBytes} + ${add} END`,
+      expiresAt: sql`CASE WHEN ${startsNow}
+        THEN strftime('%Y-%m-%dT%H:%M:%fZ', max(coalesce(${esims.expiresAt}, ${at}), ${at}), ${days})
+        ELSE ${esims.expiresAt} END`,
+      pendingValidityDays: sql`CASE WHEN ${startsNow} THEN ${esims.pendingValidityDays}
+        ELSE ${esims.pendingValidityDays} + ${topup.validityDays} END`,
       updatedAt: at,
     })
     .where(and(eq(esims.iccid, esim.iccid), eq(esims.iAccount, esim.iAccount), sql`${esims.status} <> 'DELETED'`));
@@ -102,7 +106,8 @@ export async function purchaseTopup(deps: CommerceDeps, principal: ExchangePrinc
   const orderUuid = newId();
   const createTs = nowIso();
   const entryId = `esim-topup:${orderUuid}`;
-  await debitOrFail(deps, input.i_account, entryId, "esim_topup", amount, `eSIM top-up ${topup.name} for ${input.iccid} (order ${orderUuid})`, createTs);
+  const description = `eSIM top-up ${topup.name} for ${input.iccid} (order ${orderUuid})`;
+  await debit(deps, input.i_account, { entryId, type: "esim_topup", amountMicros: amount, description, createdAt: createTs });
 
   let applied: boolean;
   let iEsimOrder: number;

@@ -7,8 +7,8 @@ import { newId } from "../../lib/ids.ts";
 import { toUsd } from "../../lib/money.ts";
 import { nowIso } from "../../lib/time.ts";
 import { datetimeOf } from "../esim/fields.ts";
-import { debitOrFail, refund } from "../esim/purchase.ts";
 import type { CommerceDeps } from "../esim/settings.ts";
+import { debit, refund } from "../ledger.ts";
 import { conflict } from "../respond.ts";
 import type { deviceByToken } from "./devices.ts";
 import type { EventIngestInput } from "./schemas.ts";
@@ -17,14 +17,20 @@ type Device = NonNullable<Awaited<ReturnType<typeof deviceByToken>>>;
 
 export async function ingestEvent(deps: CommerceDeps, device: Device, input: EventIngestInput) {
   if (device.iccid) {
-    const [esim] = await deps.db.select({ status: esims.status }).from(esims).where(and(eq(esims.iccid, device.iccid), eq(esims.iAccount, device.iAccount)));
+    const [esim] = await deps.db
+      .select({ status: esims.status })
+      .from(esims)
+      .where(and(eq(esims.iccid, device.iccid), eq(esims.iAccount, device.iAccount)));
     if (!esim || esim.status === "DELETED") throw conflict("device", "its eSIM was deleted");
   }
   const eventUuid = newId();
   const ts = nowIso();
   const charge = deps.settings.iotEventChargeMicros;
   const entryId = `iot:${eventUuid}`;
-  if (charge > 0) await debitOrFail(deps, device.iAccount, entryId, "iot_event", charge, `IoT event ${input.topic} from ${device.device}`, ts);
+  if (charge > 0) {
+    const description = `IoT event ${input.topic} from ${device.device}`;
+    await debit(deps, device.iAccount, { entryId, type: "iot_event", amountMicros: charge, description, createdAt: ts });
+  }
   try {
     const [row] = await deps.db
       .insert(iotEvents)
@@ -40,7 +46,8 @@ export async function ingestEvent(deps: CommerceDeps, device: Device, input: Eve
         chargedMicros: charge,
       })
       .returning({ id: iotEvents.id });
-    return { i_event: row!.id, event_uuid: eventUuid, time: datetimeOf(ts), device: device.device, iccid: device.iccid, charged: toUsd(charge) };
+    const { device: name, iccid } = device;
+    return { i_event: row!.id, event_uuid: eventUuid, time: datetimeOf(ts), device: name, iccid, charged: toUsd(charge) };
   } catch (err) {
     if (charge > 0) await refund(deps, device.iAccount, entryId, charge, `IoT event ${eventUuid} not recorded`);
     throw err;
