@@ -1,5 +1,22 @@
 import tseslint from "typescript-eslint";
 
+// Import boundaries (see docs/decisions.md, "How the code is organised"): each entry names the
+// files it governs and what they may not import, with the reason shown on a violation.
+const boundary = (files, patterns) => ({
+  files,
+  rules: { "no-restricted-imports": ["error", { patterns }] },
+});
+
+const DATABASE = {
+  group: ["drizzle-orm", "drizzle-orm/*", "**/schema/*", "!**/schema/enums.ts", "!**/schema/node-api.ts", "!**/schema/cidr.ts"],
+  message: "Only services (worker/services/) touch the database: call a service verb.",
+};
+const FRONT_DOORS = {
+  group: ["**/api/*", "**/api/**", "**/mcp/*", "**/mcp/**", "**/pages/*", "**/pages/**", "**/internal/*", "**/internal/**"],
+  message: "Services sit below every front door (HTTP, MCP, pages, the node API) and import none of them.",
+};
+const HONO = { group: ["hono", "hono/*"], message: "Services do not speak HTTP: take plain input, throw domain errors." };
+
 export default tseslint.config(
   { ignores: ["node_modules/", ".wrangler/", "public/", "schema/migrations/", "coverage/"] },
   ...tseslint.configs.recommended,
@@ -15,4 +32,11 @@ export default tseslint.config(
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
+  boundary(
+    ["worker/api/**/*.ts"],
+    [DATABASE, { group: ["**/internal/*", "**/internal/**", "**/mcp/*", "**/mcp/**"], message: "api/ is one front door; it does not reach into another." }],
+  ),
+  boundary(["worker/mcp/**/*.ts"], [DATABASE, { group: ["**/api/*", "**/api/**", "**/internal/*"], message: "mcp/ is one front door; it does not reach into another." }]),
+  boundary(["worker/services/**/*.ts", "worker/resources/**/*.ts"], [FRONT_DOORS, HONO]),
+  boundary(["sip-node/**/*.ts"], [{ group: ["**/worker/*", "**/worker/**"], message: "The SIP node shares only schema/ (node-api.ts, cidr.ts) with the Worker." }]),
 );

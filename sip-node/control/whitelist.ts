@@ -1,7 +1,7 @@
 // The node's copy of the whitelist: merged address ranges (32 hex digits in IPv6 space, as the
 // Worker sends them). A source outside every range is dropped before any work is done, so a
 // scanner costs neither a response nor a round trip to the Worker.
-import { ipToHex } from "../../worker/lib/cidr.ts";
+import { ipToHex } from "../../schema/cidr.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
 type Range = { start: string; end: string };

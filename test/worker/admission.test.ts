@@ -299,7 +299,7 @@ describe("whitelist snapshot and monitoring", () => {
     const { cidr } = await trunk();
     const snapshot = await node.get("/whitelist");
     expect(snapshot.body.version).toBeTypeOf("number");
-    const { start } = (await import("../../worker/lib/cidr.ts")).parseCidr(cidr) as { start: string };
+    const { start } = (await import("../../schema/cidr.ts")).parseCidr(cidr) as { start: string };
     expect(snapshot.body.ranges.some((r: { start: string }) => r.start === start)).toBe(true);
     expect(await node.get(`/whitelist?since=${snapshot.body.version}`)).toMatchObject({ body: { version: snapshot.body.version } });
     expect((await node.get(`/whitelist?since=${snapshot.body.version}`)).body.ranges).toBeUndefined();

@@ -2,7 +2,7 @@
 // TrunkRegistry that keeps address space of different accounts from overlapping.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { overlaps, parseCidr, type Cidr } from "../../worker/lib/cidr.ts";
+import { overlaps, parseCidr, type Cidr } from "../../schema/cidr.ts";
 import type { Registry } from "../../worker/services/context.ts";
 import { Unavailable } from "../../worker/services/errors.ts";
 import { createIpEntry, deleteIpEntry, updateIpEntry } from "../../worker/services/whitelist.ts";

@@ -10,7 +10,7 @@ import { calls } from "../../schema/calls.ts";
 import { plans } from "../../schema/catalogue.ts";
 import { customers } from "../../schema/identity.ts";
 import { destinations, routingRules, whitelistIps } from "../../schema/network.ts";
-import { ipToHex } from "../lib/cidr.ts";
+import { ipToHex } from "../../schema/cidr.ts";
 import type { Db } from "../lib/db.ts";
 import type { Config } from "../env.ts";
 import type { Services } from "../services/context.ts";

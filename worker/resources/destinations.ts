@@ -7,7 +7,7 @@ import {
   TRANSFER_MODES,
   TRANSPORTS,
 } from "../../schema/enums.ts";
-import { ipToHex } from "../lib/cidr.ts";
+import { ipToHex } from "../../schema/cidr.ts";
 import { PROVIDER_KEYS } from "./voice-providers.ts";
 
 export const MAX_DESTINATIONS = 50;

@@ -5,7 +5,7 @@
 // claim if the insert fails; on delete: release, then delete the row.
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { whitelistIps } from "../../schema/network.ts";
-import { parseCidr } from "../lib/cidr.ts";
+import { parseCidr } from "../../schema/cidr.ts";
 import { isUniqueViolation } from "../lib/db.ts";
 import { describeError } from "../lib/errors.ts";
 import { newId } from "../lib/ids.ts";
