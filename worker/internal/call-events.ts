@@ -4,7 +4,8 @@
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import type { CallEvent, EndedEvent, TransferEvent } from "../../schema/node-api.ts";
 import { callSipMessages, calls } from "../../schema/calls.ts";
-import type { Db } from "../lib/db.ts";
+import type { BatchItem } from "drizzle-orm/batch";
+import { d1Chunks, paramsPerRow, runBatch, type Db } from "../lib/db.ts";
 import type { Services } from "../services/context.ts";
 import { notFound } from "../lib/errors.ts";
 import { toUsd } from "../lib/money.ts";
@@ -110,7 +111,7 @@ async function endCall(deps: Deps, call: CallRow, event: EndedEvent) {
     dtmf: event.dtmf ?? null,
     updatedAt: event.at,
   };
-  const writes = [deps.db.update(calls).set(patch).where(eq(calls.id, call.id))];
+  const writes: BatchItem<"sqlite">[] = [deps.db.update(calls).set(patch).where(eq(calls.id, call.id))];
   const ladder = (event.ladder ?? []).map((m, seq) => ({
     customerId: call.customerId,
     callId: call.id,
@@ -127,10 +128,9 @@ async function endCall(deps: Deps, call: CallRow, event: EndedEvent) {
     headers: m.headers ?? null,
     raw: m.raw ?? null,
   }));
-  // D1 binds at most 100 parameters a statement: a few messages per insert.
-  for (let i = 0; i < ladder.length; i += 6) {
-    writes.push(deps.db.insert(callSipMessages).values(ladder.slice(i, i + 6)).onConflictDoNothing() as never);
+  for (const slice of d1Chunks(ladder, paramsPerRow(callSipMessages))) {
+    writes.push(deps.db.insert(callSipMessages).values(slice).onConflictDoNothing());
   }
-  await deps.db.batch(writes as [typeof writes[0], ...typeof writes]);
+  await runBatch(deps.db, writes);
   return answerOf({ id: call.id, status: patch.status!, billsec, chargedMicros });
 }
