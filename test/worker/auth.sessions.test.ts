@@ -126,7 +126,7 @@ describe("POST /api/auth/logout-all", () => {
     const ownerBrowser = await signInBrowser(owner.email, owner.password);
     const memberBrowser = await signInBrowser(member.email, member.password);
     const key = (await owner.client.post("/api/auth/api-keys", { name: "ci" })).body.key;
-    await nextSecond();
+    nextSecond();
     expect((await owner.client.post("/api/auth/logout-all")).status).toBe(204);
     for (const token of [owner.token, member.token, ownerBrowser.token, memberBrowser.token]) {
       expect((await as({ token }).get("/api/auth/me")).status).toBe(401);
@@ -142,7 +142,7 @@ describe("POST /api/auth/logout-all", () => {
     const owner = await createAccount();
     const member = await addMember(owner);
     const memberBrowser = await signInBrowser(member.email, member.password);
-    await nextSecond();
+    nextSecond();
     expect((await member.client.post("/api/auth/logout-all")).status).toBe(204);
     expect((await member.client.get("/api/auth/me")).status).toBe(401);
     expect((await refresh(memberBrowser.cookie)).status).toBe(401);
@@ -155,7 +155,7 @@ describe("POST /api/auth/change-password", () => {
     const owner = await createAccount();
     const here = await signInBrowser(owner.email, owner.password);
     const elsewhere = await signInBrowser(owner.email, owner.password);
-    await nextSecond();
+    nextSecond();
     const password = newPassword();
     const res = await request("POST", "/api/auth/change-password", {
       token: here.token,

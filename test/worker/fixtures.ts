@@ -1,7 +1,7 @@
 // The test fixture factory: accounts, sign-ins and records made the way a customer makes
 // them, through the API, so tests read like the spec.
 import { env } from "cloudflare:test";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { loadConfig } from "../../worker/env.ts";
 import { newServices, type Services } from "../../worker/services/context.ts";
 import { fromAccessToken, type Principal } from "../../worker/services/principal.ts";
@@ -101,9 +101,15 @@ export async function makePlatformAdmin(session: Session): Promise<void> {
   await env.DB.prepare("UPDATE customers SET role = 'admin' WHERE id = ?").bind(session.account.id).run();
 }
 
-/** Waits until the clock enters a new second, so "issued before now" at one-second resolution is unambiguous. */
-export async function nextSecond(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+/**
+ * Moves the clock into the next second, so "issued before now" at one-second resolution is
+ * unambiguous, without waiting for it: Date is faked (and keeps moving), timers stay real.
+ * setup.ts gives every test the real clock back.
+ */
+export function nextSecond(): void {
+  const now = Date.now();
+  vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+  vi.setSystemTime(now - (now % 1000) + 1020);
 }
 
 /** The domain layer as a front door builds it, for tests that call service verbs directly. */
