@@ -30,25 +30,14 @@ export const RoutingRuleSchema = z
   })
   .openapi("RoutingRule");
 
-export const CreateRoutingRuleSchema = z
-  .object({
-    prefix,
-    destination_id: z.uuid(),
-    enabled: z.boolean().default(true),
-    priority: priority.default(DEFAULT_PRIORITY),
-    label,
-  })
+const ruleFields = z.object({ prefix, destination_id: z.uuid(), enabled: z.boolean(), priority, label });
+
+export const CreateRoutingRuleSchema = ruleFields
+  .extend({ enabled: z.boolean().default(true), priority: priority.default(DEFAULT_PRIORITY) })
   .openapi("CreateRoutingRule");
 
-export const UpdateRoutingRuleSchema = z
-  .object({
-    prefix: prefix.optional(),
-    destination_id: z.uuid().optional(),
-    enabled: z.boolean().optional(),
-    priority: priority.optional(),
-    label,
-  })
-  .openapi("UpdateRoutingRule");
+/** Any of the fields, each optional; a missing one is left as it is. */
+export const UpdateRoutingRuleSchema = ruleFields.partial().openapi("UpdateRoutingRule");
 
 export const RuleIdParam = z.object({ rule_id: z.uuid().openapi({ param: { name: "rule_id", in: "path" } }) });
 
