@@ -4,7 +4,7 @@
 // both need the key itself. Balances live in the account's AccountLedger (ledger.ts).
 import { eq } from "drizzle-orm";
 import { exchangeAccounts } from "../../schema/exchange.ts";
-import { randomToken } from "../lib/crypto.ts";
+import { randomToken, timingSafeEqual } from "../lib/crypto.ts";
 import { isUniqueViolation } from "../lib/db.ts";
 import { toUsd } from "../lib/money.ts";
 import { decryptSecret, encryptSecret } from "../lib/secrets.ts";
@@ -131,6 +131,39 @@ export async function apiKeyOf(deps: Pick<ExchangeDeps, "config">, account: Exch
   if (!sealed) return null;
   return decryptSecret(deps.config.ENCRYPTION_KEY, sealed, keyContext(account.iAccount, role));
 }
+
+const encoder = new TextEncoder();
+
+/**
+ * Which of the account's keys a request proves: the role of the first key the endpoint takes
+ * (buyer endpoints the buyer key, seller endpoints the seller key; "any" the buyer key, then the
+ * seller key) that the account holds and for which `expected(key)` is `presented` (lower-case
+ * hex, compared in constant time); null when none is.
+ */
+export async function provenKeyRole(
+  deps: Pick<ExchangeDeps, "config">,
+  account: ExchangeAccount,
+  endpointRole: ExchangeRole | "any",
+  presented: string,
+  expected: (key: string) => Promise<string>,
+): Promise<ExchangeRole | null> {
+  const roles: ExchangeRole[] = endpointRole === "any" ? ["buyer", "seller"] : [endpointRole];
+  for (const role of roles) {
+    if (!mayHoldKey(account.role as ExchangeRole, role)) continue;
+    const key = await apiKeyOf(deps, account, role);
+    if (!key) continue;
+    if (timingSafeEqual(encoder.encode(await expected(key)), encoder.encode(presented.toLowerCase()))) return role;
+  }
+  return null;
+}
+
+/** The caller an authenticated request is from (c.var.exchange): the account and the role of the key it proved. */
+export const principalOf = (account: ExchangeAccount, role: ExchangeRole): ExchangePrincipal => ({
+  iAccount: account.iAccount,
+  username: account.username,
+  role,
+  accountRole: account.role as ExchangeRole,
+});
 
 /** Adds money to an account (operator top-up); idempotent by entry id. */
 export async function creditAccount(

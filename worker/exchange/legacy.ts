@@ -10,14 +10,12 @@
 // one-second resolution, so an honest client calling a controller twice in a second sends the
 // same one (HTTPS protects it on the way).
 import { z } from "zod";
-import { sha256Hex, timingSafeEqual } from "../lib/crypto.ts";
-import { accountByUsername, apiKeyOf, mayHoldKey } from "./accounts.ts";
-import { exchangeDeps, type ExchangeContext, type ExchangeRole } from "./context.ts";
+import { sha256Hex } from "../lib/crypto.ts";
+import { accountByUsername, principalOf, provenKeyRole } from "./accounts.ts";
+import { exchangeDeps, type ExchangeContext } from "./context.ts";
 import { enforceRateLimit } from "./limits.ts";
 import { runOperation, type ExchangeRouter } from "./operation.ts";
 import { ExchangeError, field, forbidden, parseFields, rawFieldsOf, required } from "./respond.ts";
-
-const encoder = new TextEncoder();
 
 const AUTH_FIELDS = ["api_login", "ts", "signature", "webapi"] as const;
 
@@ -54,22 +52,13 @@ export function registerLegacy(router: ExchangeRouter): void {
     }
     const account = await accountByUsername(deps, auth.api_login);
     if (!account) throw refused(c, "signature: invalid");
-    const roles: ExchangeRole[] = op.role === "any" ? ["buyer", "seller"] : [op.role];
-    let matched: ExchangeRole | null = null;
-    for (const role of roles) {
-      if (!mayHoldKey(account.role as ExchangeRole, role)) continue;
-      const key = await apiKeyOf(deps, account, role);
-      if (!key) continue;
-      const expected = await legacySignature(controller, key, auth.api_login, auth.ts);
-      if (timingSafeEqual(encoder.encode(expected), encoder.encode(auth.signature.toLowerCase()))) {
-        matched = role;
-        break;
-      }
-    }
+    const matched = await provenKeyRole(deps, account, op.role, auth.signature, (key) =>
+      legacySignature(controller, key, auth.api_login, auth.ts),
+    );
     if (!matched) throw refused(c, "signature: invalid");
     if (account.status !== "active") throw forbidden("account suspended");
     await enforceRateLimit(deps, account);
-    c.set("exchange", { iAccount: account.iAccount, username: account.username, role: matched, accountRole: account.role as ExchangeRole });
+    c.set("exchange", principalOf(account, matched));
 
     const fields = { ...raw };
     for (const name of AUTH_FIELDS) delete fields[name];

@@ -11,18 +11,15 @@
 // - The password is the account's API key of the role the endpoint needs (buyer endpoints the
 //   buyer key, seller endpoints the seller key; "any" tries the buyer key, then the seller key).
 import type { MiddlewareHandler } from "hono";
-import { timingSafeEqual } from "../../lib/crypto.ts";
-import { accountByUserhash, accountByUsername, apiKeyOf, mayHoldKey, type ExchangeAccount } from "../accounts.ts";
+import { accountByUserhash, accountByUsername, principalOf, provenKeyRole, type ExchangeAccount } from "../accounts.ts";
 import { exchangeDeps, type ExchangeDeps, type ExchangeEnv, type ExchangeRole } from "../context.ts";
 import { enforceRateLimit } from "../limits.ts";
 import { forbidden } from "../respond.ts";
 import { unauthorized } from "./challenge.ts";
 import { digestResponse } from "./compute.ts";
-import { readCredentials, type DigestCredentials } from "./header.ts";
+import { readCredentials } from "./header.ts";
 import { advanceNonceCount, counterExpiry } from "./nonce-counters.ts";
 import { checkNonce, opaqueOf } from "./nonce.ts";
-
-const encoder = new TextEncoder();
 
 export type DigestOutcome =
   | { ok: true; account: ExchangeAccount; role: ExchangeRole }
@@ -43,36 +40,6 @@ function sameTarget(signed: string, url: URL): boolean {
   return false;
 }
 
-/** The role of the first of `roles` whose key the account holds and the credentials answer with; null when none. */
-async function matchingKey(
-  deps: Pick<ExchangeDeps, "config">,
-  account: ExchangeAccount,
-  roles: ExchangeRole[],
-  credentials: DigestCredentials,
-  method: string,
-): Promise<ExchangeRole | null> {
-  const { algorithm, realm, uri, nonce, nc, cnonce, response } = credentials;
-  for (const keyRole of roles) {
-    if (!mayHoldKey(account.role as ExchangeRole, keyRole)) continue;
-    const key = await apiKeyOf(deps, account, keyRole);
-    if (!key) continue;
-    const expected = await digestResponse({
-      algorithm,
-      username: account.username,
-      realm,
-      password: key,
-      method,
-      uri,
-      nonce,
-      nc,
-      cnonce,
-      qop: "auth",
-    });
-    if (timingSafeEqual(encoder.encode(expected), encoder.encode(response.toLowerCase()))) return keyRole;
-  }
-  return null;
-}
-
 /**
  * Checks a Digest Authorization header for a request; `role` is the key the endpoint needs.
  * `alongside` runs for a correct answer at the same time as the nonce-count write (the rate
@@ -88,7 +55,7 @@ export async function verifyDigest(
   const read = readCredentials(request.authorization);
   if (!read.ok) return read;
   const credentials = read.credentials;
-  const { algorithm, username, realm, nonce, uri, nc, opaque } = credentials;
+  const { algorithm, username, realm, nonce, uri, nc, cnonce, opaque } = credentials;
   if (realm !== config.EXCHANGE_DIGEST_REALM) return { ok: false, message: "wrong realm" };
   if (opaque !== undefined && opaque !== (await opaqueOf(config))) return { ok: false, message: "wrong opaque value" };
   if (!sameTarget(uri, new URL(request.url))) return { ok: false, message: "Digest uri does not match the request" };
@@ -97,7 +64,10 @@ export async function verifyDigest(
 
   const account = credentials.byUserhash ? await accountByUserhash(deps, algorithm, username) : await accountByUsername(deps, username);
   if (!account) return { ok: false, message: "invalid credentials" };
-  const matched = await matchingKey(deps, account, role === "any" ? ["buyer", "seller"] : [role], credentials, request.method);
+  const { method } = request;
+  const matched = await provenKeyRole(deps, account, role, credentials.response, (password) =>
+    digestResponse({ algorithm, username: account.username, realm, password, method, uri, nonce, nc, cnonce, qop: "auth" }),
+  );
   if (!matched) return { ok: false, message: "invalid credentials" };
   if (state.stale) return { ok: false, message: "nonce expired", stale: true };
   const [fresh, side] = await Promise.allSettled([
@@ -124,8 +94,7 @@ export function digestAuth(role: ExchangeRole | "any"): MiddlewareHandler<Exchan
     if (!outcome.ok) throw await unauthorized(deps.config, outcome.message, outcome.stale);
     const { account } = outcome;
     if (account.status !== "active") throw forbidden("account suspended");
-    const accountRole = account.role as ExchangeRole;
-    c.set("exchange", { iAccount: account.iAccount, username: account.username, role: outcome.role, accountRole });
+    c.set("exchange", principalOf(account, outcome.role));
     await next();
   };
 }
