@@ -67,6 +67,18 @@ export const notFoundResponse = (c: Context) => c.json(errorBody("not found"), 4
 
 type Raw = Record<string, unknown>;
 
+/** A body that must be one JSON object; 400 "body: ..." when it is not. */
+export function jsonObjectOf(text: string): Raw {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw invalidInput("body", "malformed JSON");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw invalidInput("body", "must be a JSON object");
+  return body as Raw;
+}
+
 /** The request's fields: query parameters on GET/HEAD; on POST the query merged with the body's form (or JSON) fields. */
 export async function rawFieldsOf(c: Context): Promise<Raw> {
   const fields: Raw = { ...c.req.query() };
@@ -75,14 +87,7 @@ export async function rawFieldsOf(c: Context): Promise<Raw> {
   if (type.includes("application/json")) {
     const text = await c.req.text();
     if (text.trim() === "") return fields;
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw invalidInput("body", "malformed JSON");
-    }
-    if (!body || typeof body !== "object" || Array.isArray(body)) throw invalidInput("body", "must be a JSON object");
-    for (const [k, v] of Object.entries(body)) fields[k] = v === null ? undefined : typeof v === "object" ? v : String(v);
+    for (const [k, v] of Object.entries(jsonObjectOf(text))) fields[k] = v === null ? undefined : typeof v === "object" ? v : String(v);
     return fields;
   }
   if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) {

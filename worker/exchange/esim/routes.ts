@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ExchangeContext } from "../context.ts";
 import { exchangeDeps } from "../context.ts";
 import { operation, type ExchangeRouter } from "../operation.ts";
-import { field, invalidInput, optional, parseFields, required, success } from "../respond.ts";
+import { field, jsonObjectOf, optional, parseFields, required, success } from "../respond.ts";
 import { listCountries } from "./countries.ts";
 import { iccidField } from "./fields.ts";
 import { listEsims } from "./inventory.ts";
@@ -76,14 +76,7 @@ async function notification(c: ExchangeContext): Promise<Response> {
   const d = deps(c);
   const body = await c.req.text();
   await verifyNotification(d, { timestamp: c.req.header("x-smdp-timestamp"), signature: c.req.header("x-smdp-signature") }, body);
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw invalidInput("body", "malformed JSON");
-  }
-  if (!json || typeof json !== "object" || Array.isArray(json)) throw invalidInput("body", "must be a JSON object");
-  return success(c, await handleNotification(d, parseFields(NotificationBody, json as Record<string, unknown>)));
+  return success(c, await handleNotification(d, parseFields(NotificationBody, jsonObjectOf(body))));
 }
 
 export function registerEsim(router: ExchangeRouter): void {
