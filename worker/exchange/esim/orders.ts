@@ -1,6 +1,8 @@
-// The buyer's orders (purchases and top-ups) by UTC time range, newest first.
+// The buyer's orders (purchases and top-ups): the row a paid order leaves, and the list by UTC
+// time range, newest first.
 import { and, count, desc, eq, gte, lt } from "drizzle-orm";
 import { esimOrders } from "../../../schema/exchange.ts";
+import type { Db } from "../../lib/db.ts";
 import { toUsd } from "../../lib/money.ts";
 import { addSeconds } from "../../lib/time.ts";
 import { invalidInput } from "../respond.ts";
@@ -23,6 +25,13 @@ export const orderView = (o: OrderRow) => ({
   package_type_id: o.packageTypeId,
 });
 
+/** The INSERT of a paid order's row (status complete), returning its i_esim_order: run in the batch that applies the order. */
+export const insertCompleteOrder = (db: Db, order: Omit<typeof esimOrders.$inferInsert, "status">) =>
+  db
+    .insert(esimOrders)
+    .values({ ...order, status: "complete" })
+    .returning({ iEsimOrder: esimOrders.iEsimOrder });
+
 /** date_from and date_to are inclusive, to the second (an order at date_to's second counts). */
 export async function listOrders(deps: CommerceDeps, iAccount: number, input: OrdersListInput) {
   if (input.date_from && input.date_to && input.date_to < input.date_from) throw invalidInput("date_to", "must not be before date_from");
@@ -32,7 +41,13 @@ export async function listOrders(deps: CommerceDeps, iAccount: number, input: Or
     input.date_to ? lt(esimOrders.createTs, addSeconds(input.date_to, 1)) : undefined,
   );
   const [rows, [total]] = await Promise.all([
-    deps.db.select().from(esimOrders).where(where).orderBy(desc(esimOrders.createTs), desc(esimOrders.iEsimOrder)).limit(input.pager).offset(input.off),
+    deps.db
+      .select()
+      .from(esimOrders)
+      .where(where)
+      .orderBy(desc(esimOrders.createTs), desc(esimOrders.iEsimOrder))
+      .limit(input.pager)
+      .offset(input.off),
     deps.db.select({ n: count() }).from(esimOrders).where(where),
   ]);
   return { total: total?.n ?? 0, pager: input.pager, off: input.off, orders: rows.map(orderView) };

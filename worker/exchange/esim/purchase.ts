@@ -1,7 +1,7 @@
 // eSIM purchase (ARCHITECTURE flow 4): package lookup, debit through the buyer's AccountLedger
 // (atomic: two purchases cannot both spend the last dollar), then the eSIM and its order row in
 // one D1 batch. A purchase the ledger refuses stores nothing; one whose write fails is refunded.
-import { esimOrders, esims } from "../../../schema/exchange.ts";
+import { esims } from "../../../schema/exchange.ts";
 import { isUniqueViolation } from "../../lib/db.ts";
 import { newId } from "../../lib/ids.ts";
 import { toUsd } from "../../lib/money.ts";
@@ -13,6 +13,7 @@ import { unknown } from "../respond.ts";
 import { bytesOfGb } from "./allowance.ts";
 import { datetimeOf } from "./fields.ts";
 import { lpaOf, newIccid, newMatchingId } from "./iccid.ts";
+import { insertCompleteOrder } from "./orders.ts";
 import { purchasablePackage } from "./market.ts";
 import { qrPngBase64 } from "./qr.ts";
 import type { PurchaseInput } from "./schemas.ts";
@@ -53,20 +54,16 @@ export async function purchaseEsim(deps: CommerceDeps, principal: ExchangePrinci
           createdAt: createTs,
           updatedAt: createTs,
         }),
-        deps.db
-          .insert(esimOrders)
-          .values({
-            orderUuid,
-            iAccount: input.i_account,
-            orderType: "purchase",
-            iccid,
-            iEsimPackage: pkg.iEsimPackage,
-            packageName: pkg.name,
-            amountChargedMicros: amount,
-            status: "complete",
-            createTs,
-          })
-          .returning({ iEsimOrder: esimOrders.iEsimOrder }),
+        insertCompleteOrder(deps.db, {
+          orderUuid,
+          iAccount: input.i_account,
+          orderType: "purchase",
+          iccid,
+          iEsimPackage: pkg.iEsimPackage,
+          packageName: pkg.name,
+          amountChargedMicros: amount,
+          createTs,
+        }),
       ]);
       return {
         iccid,

@@ -16,6 +16,7 @@ import { conflict, invalidInput, unknown } from "../respond.ts";
 import { bytesOfGb, daysLeft, remainingBytes } from "./allowance.ts";
 import { datetimeOf } from "./fields.ts";
 import { ownEsim, type EsimRow } from "./inventory.ts";
+import { insertCompleteOrder } from "./orders.ts";
 import type { TopupListInput, TopupPurchaseInput } from "./schemas.ts";
 import type { CommerceDeps } from "./settings.ts";
 
@@ -114,20 +115,16 @@ export async function purchaseTopup(deps: CommerceDeps, principal: ExchangePrinc
   try {
     const [update, [order]] = await deps.db.batch([
       applyTopup(deps.db, target.esim, topup, createTs),
-      deps.db
-        .insert(esimOrders)
-        .values({
-          orderUuid,
-          iAccount: input.i_account,
-          orderType: "top-up",
-          iccid: input.iccid,
-          packageTypeId: topup.packageTypeId,
-          packageName: topup.name,
-          amountChargedMicros: amount,
-          status: "complete",
-          createTs,
-        })
-        .returning({ iEsimOrder: esimOrders.iEsimOrder }),
+      insertCompleteOrder(deps.db, {
+        orderUuid,
+        iAccount: input.i_account,
+        orderType: "top-up",
+        iccid: input.iccid,
+        packageTypeId: topup.packageTypeId,
+        packageName: topup.name,
+        amountChargedMicros: amount,
+        createTs,
+      }),
     ]);
     applied = update.meta.changes > 0;
     iEsimOrder = order!.iEsimOrder;
