@@ -26,13 +26,20 @@ const marketColumns = {
 
 type MarketRow = { [K in keyof typeof marketColumns]: (typeof marketColumns)[K]["_"]["data"] };
 
-export const marketPackageView = (p: MarketRow) => ({
+type PackageFields = Pick<typeof esimPackages.$inferSelect, "iEsimPackage" | "name" | "countries" | "dataGb" | "validityDays" | "kind">;
+
+/** What every view of a package starts with, the buyer's and the seller's: the package as published. */
+export const packageFields = (p: PackageFields) => ({
   i_esim_package: p.iEsimPackage,
   name: p.name,
   countries: p.countries,
   data_gb: p.dataGb,
   validity_days: p.validityDays,
   kind: p.kind,
+});
+
+export const marketPackageView = (p: MarketRow) => ({
+  ...packageFields(p),
   price_with_fee: toUsd(p.priceMicros + p.feeMicros),
   i_vendor: p.iVendor,
   esim_vendor: p.vendorLogin,

@@ -63,13 +63,20 @@ type RateRow = {
   updatedAt: string;
 };
 
-const view = (r: RateRow): MarketRate => ({
+type RateFields = Pick<RateRow, "iRate" | "service" | "country" | "prefix" | "description">;
+
+/** What every view of a rate starts with, the buyer's and the seller's: the rate as published, and its unit. */
+export const rateFields = (r: RateFields) => ({
   i_rate: r.iRate,
   service: r.service,
-  unit: r.service === "voice" ? "minute" : "message",
+  unit: r.service === "voice" ? ("minute" as const) : ("message" as const),
   country: r.country,
   prefix: r.prefix,
   description: r.description,
+});
+
+const view = (r: RateRow): MarketRate => ({
+  ...rateFields(r),
   price_with_fee: toUsd(r.priceWithFeeMicros),
   currency: "USD",
   i_vendor: r.iVendor,

@@ -6,6 +6,7 @@ import { esimPackages } from "../../../schema/exchange.ts";
 import { toUsd } from "../../lib/money.ts";
 import { unknown } from "../respond.ts";
 import { requireCountries } from "../esim/countries.ts";
+import { packageFields } from "../esim/market.ts";
 import { feeMicros, type CommerceDeps } from "../esim/settings.ts";
 import type { ListInput, PackagePublishInput, PackageUpdateInput } from "./schemas.ts";
 import { ensureVendor, type Seller } from "./vendors.ts";
@@ -13,12 +14,7 @@ import { ensureVendor, type Seller } from "./vendors.ts";
 type PackageRow = typeof esimPackages.$inferSelect;
 
 export const sellerPackageView = (p: PackageRow) => ({
-  i_esim_package: p.iEsimPackage,
-  name: p.name,
-  countries: p.countries,
-  data_gb: p.dataGb,
-  validity_days: p.validityDays,
-  kind: p.kind,
+  ...packageFields(p),
   price: toUsd(p.priceMicros),
   fee: toUsd(p.feeMicros),
   price_with_fee: toUsd(p.priceMicros + p.feeMicros),

@@ -8,18 +8,14 @@ import { unknown } from "../respond.ts";
 import { requireCountries } from "../esim/countries.ts";
 import { datetimeOf } from "../esim/fields.ts";
 import { feeMicros, type CommerceDeps } from "../esim/settings.ts";
+import { rateFields } from "../market/search.ts";
 import type { ListInput, RatePublishInput, RateUpdateInput } from "./schemas.ts";
 import { ensureVendor, type Seller } from "./vendors.ts";
 
 type RateRow = typeof exchangeMarketRates.$inferSelect;
 
 export const sellerRateView = (r: RateRow) => ({
-  i_rate: r.iRate,
-  service: r.service,
-  unit: r.service === "voice" ? "minute" : "message",
-  country: r.country,
-  prefix: r.prefix,
-  description: r.description,
+  ...rateFields(r),
   price: toUsd(r.priceMicros),
   fee: toUsd(r.feeMicros),
   price_with_fee: toUsd(r.priceMicros + r.feeMicros),
@@ -34,7 +30,17 @@ export async function publishRate(deps: CommerceDeps, seller: Seller, input: Rat
   const price = { priceMicros: input.price, feeMicros: feeMicros(input.price, deps.settings) };
   const [row] = await deps.db
     .insert(exchangeMarketRates)
-    .values({ iVendor, service: input.service, country: country!, prefix: input.prefix, description: input.description ?? null, ...price, active: true, createdAt: at, updatedAt: at })
+    .values({
+      iVendor,
+      service: input.service,
+      country: country!,
+      prefix: input.prefix,
+      description: input.description ?? null,
+      ...price,
+      active: true,
+      createdAt: at,
+      updatedAt: at,
+    })
     .onConflictDoUpdate({
       target: [exchangeMarketRates.iVendor, exchangeMarketRates.service, exchangeMarketRates.prefix],
       set: { country: country!, description: input.description ?? null, ...price, active: true, updatedAt: at },
@@ -68,7 +74,9 @@ export async function updateRate(deps: CommerceDeps, seller: Seller, input: Rate
 
 export async function withdrawRate(deps: CommerceDeps, seller: Seller, iRate: number) {
   const row = await ownRate(deps, seller, iRate);
-  if (row.active) await deps.db.update(exchangeMarketRates).set({ active: false, updatedAt: nowIso() }).where(eq(exchangeMarketRates.iRate, iRate));
+  if (row.active) {
+    await deps.db.update(exchangeMarketRates).set({ active: false, updatedAt: nowIso() }).where(eq(exchangeMarketRates.iRate, iRate));
+  }
   return sellerRateView(await ownRate(deps, seller, iRate));
 }
 
