@@ -1,20 +1,21 @@
 // bench/sip parse figure: the SIP core's parse cost per INVITE, without sipp, wrangler or
 // Kamailio. It parses the INVITE bench/sip's caller sends (uac-bench.xml, as sipp fills it in),
 // and then that message plus the structured values the B2BUA reads of every new call (From,
-// To and Contact as name-addr, the Request-URI, the top Via). Each figure is the median of
-// BENCH_ROUNDS rounds of BENCH_PARSES parses, after a warm-up; compare runs on one machine only.
-// BENCH_PARSER names another parser.ts to measure (a copy of an older version), for before/after.
+// To and Contact as name-addr, the Request-URI, the top Via). Each figure is the median (and
+// best) of BENCH_ROUNDS rounds of BENCH_PARSES parses, after a warm-up.
+// BENCH_COMPARE=<another parser.ts> (a copy of an older version) measures both in this process,
+// their rounds interleaved, so a machine busy with other work weighs on both alike.
 // Run: npx node bench/sip/parse.ts   (Node 22 from node_modules: it runs TypeScript as is)
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { header } from "../../sip-node/sip/headers.ts";
-import type * as Parser from "../../sip-node/sip/parser.ts";
+import * as current from "../../sip-node/sip/parser.ts";
 
-const parserPath = process.env.BENCH_PARSER ? pathToFileURL(resolve(process.env.BENCH_PARSER)).href : "../../sip-node/sip/parser.ts";
-const { parseMessage, parseNameAddr, parseUri, parseVia } = (await import(parserPath)) as typeof Parser;
+type Parser = typeof current;
 
 const PARSES = Number(process.env.BENCH_PARSES ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const COMPARE = process.env.BENCH_COMPARE;
 
 const SDP = [
   "v=0",
@@ -44,36 +45,52 @@ const INVITE = Buffer.from(
   ].join("\r\n"),
 );
 
-/** What the node does with a new INVITE before it is a call: the message, then its values. */
-function parseCall(bytes: Uint8Array): number {
-  const message = parseMessage(bytes);
-  if (message.kind !== "request") throw new Error("not a request");
-  const from = parseNameAddr(header(message, "From")!);
-  const to = parseNameAddr(header(message, "To")!);
-  const contact = parseNameAddr(header(message, "Contact")!);
-  const uri = parseUri(message.uri);
-  const via = parseVia(header(message, "Via")!);
-  return message.headers.length + (from.tag?.length ?? 0) + to.uri.length + contact.uri.length + (uri.port ?? 0) + (via.port ?? 0);
+type Case = { label: string; run: (bytes: Uint8Array) => number };
+
+function cases(parser: Parser): Case[] {
+  const { parseMessage, parseNameAddr, parseUri, parseVia } = parser;
+  /** What the node does with a new INVITE before it is a call: the message, then its values. */
+  const parseCall = (bytes: Uint8Array): number => {
+    const message = parseMessage(bytes);
+    if (message.kind !== "request") throw new Error("not a request");
+    const from = parseNameAddr(header(message, "From")!);
+    const to = parseNameAddr(header(message, "To")!);
+    const contact = parseNameAddr(header(message, "Contact")!);
+    const uri = parseUri(message.uri);
+    const via = parseVia(header(message, "Via")!);
+    return message.headers.length + (from.displayName?.length ?? 0) + to.uri.length + contact.uri.length + (uri.port ?? 0) + (via.port ?? 0);
+  };
+  return [
+    { label: "message", run: (bytes) => parseMessage(bytes).headers.length },
+    { label: "message + From/To/Contact/RURI/Via", run: parseCall },
+  ];
 }
 
-/** Median and best nanoseconds per call of `fn` over ROUNDS rounds of PARSES calls. */
-function measure(fn: (bytes: Uint8Array) => number): { ns: number; best: number; sink: number } {
-  let sink = 0;
-  for (let i = 0; i < PARSES; i++) sink += fn(INVITE);
-  const rounds: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < PARSES; i++) sink += fn(INVITE);
-    rounds.push(Number(process.hrtime.bigint() - start) / PARSES);
-  }
-  rounds.sort((a, b) => a - b);
-  return { ns: rounds[Math.floor(rounds.length / 2)]!, best: rounds[0]!, sink };
+let sink = 0;
+
+/** Nanoseconds per call of one round of PARSES calls. */
+function round(run: Case["run"]): number {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < PARSES; i++) sink += run(INVITE);
+  return Number(process.hrtime.bigint() - start) / PARSES;
 }
 
-const message = measure((bytes) => parseMessage(bytes).headers.length);
-const call = measure(parseCall);
+const parsers: Array<{ name: string; cases: Case[] }> = [{ name: "sip-node/sip/parser.ts", cases: cases(current) }];
+if (COMPARE) {
+  const other = (await import(pathToFileURL(resolve(COMPARE)).href)) as Parser;
+  parsers.push({ name: COMPARE, cases: cases(other) });
+}
+
 const us = (ns: number) => (ns / 1000).toFixed(2);
-console.log(`parse, ${INVITE.length}-byte INVITE, us per INVITE (median / best of ${ROUNDS} rounds of ${PARSES})${process.env.BENCH_PARSER ? ` [${process.env.BENCH_PARSER}]` : ""}:`);
-console.log(`  message                                ${us(message.ns)} / ${us(message.best)}`);
-console.log(`  message + From/To/Contact/RURI/Via     ${us(call.ns)} / ${us(call.best)}`);
-if (message.sink + call.sink === 0) console.log("(nothing parsed)");
+console.log(`parse, ${INVITE.length}-byte INVITE, us per INVITE: median / best of ${ROUNDS} rounds of ${PARSES}`);
+for (let c = 0; c < parsers[0]!.cases.length; c++) {
+  const rounds = parsers.map(() => [] as number[]);
+  for (const parser of parsers) round(parser.cases[c]!.run); // warm-up
+  for (let r = 0; r < ROUNDS; r++) parsers.forEach((parser, i) => rounds[i]!.push(round(parser.cases[c]!.run)));
+  parsers.forEach((parser, i) => {
+    const sorted = rounds[i]!.sort((x, y) => x - y);
+    const label = `${parser.cases[c]!.label}${COMPARE ? ` [${parser.name}]` : ""}`;
+    console.log(`  ${label.padEnd(COMPARE ? 72 : 40)} ${us(sorted[Math.floor(sorted.length / 2)]!)} / ${us(sorted[0]!)}`);
+  });
+}
+if (sink === 0) console.log("(nothing parsed)");
