@@ -186,11 +186,6 @@ function isAbsoluteUri(s: string, start: number, end: number): boolean {
   return scanUri(s, colon + 1, end, C_URIC) === end;
 }
 
-// Results of the scanners below that would otherwise need a tuple allocation.
-let scannedPort = 0;
-let scannedText = "";
-let uriHadHeaders = false;
-
 // ---------------------------------------------------------------------------------------
 // URIs
 
@@ -210,7 +205,11 @@ function scanHost(s: string, p: number, end: number): number {
   return q;
 }
 
-/** Reads 1-5 digits as a port number (0-65535) at p into scannedPort; returns the end. */
+/**
+ * Checks 1-5 digits of a port number (0-65535) at p; returns their end. The scanners return
+ * only where they stopped: a caller that builds a value reads it from [p, end) itself
+ * (portValue, unquote), so no scan state outlives a call.
+ */
 function scanPort(s: string, p: number, end: number): number {
   let q = p;
   let port = 0;
@@ -221,8 +220,14 @@ function scanPort(s: string, p: number, end: number): number {
     q++;
   }
   if (q === p || q - p > 5 || port > 65_535) throw bad("invalid port");
-  scannedPort = port;
   return q;
+}
+
+/** The value of the port digits scanPort checked in s[p, end). */
+function portValue(s: string, p: number, end: number): number {
+  let port = 0;
+  for (let i = p; i < end; i++) port = port * 10 + (s.charCodeAt(i) - 48);
+  return port;
 }
 
 /** URI parameters (";name[=value]") from p into params (null: only checked); returns where they end. */
@@ -247,10 +252,13 @@ function scanUriParams(s: string, p: number, end: number, params: Record<string,
 }
 
 /**
- * Reads a sip/sips/tel URI; builds the result when `build`, else only checks it (and sets
- * uriHadHeaders). Throws SipParseError 416 for another well-formed scheme, 400 when malformed.
+ * Reads a sip/sips/tel URI; with `build`, returns its parts, else only checks it and returns
+ * whether it carries URI headers. Throws SipParseError 416 for another well-formed scheme, 400
+ * when malformed.
  */
-function readUri(uri: string, build: boolean): SipUri | null {
+function readUri(uri: string, build: true): SipUri;
+function readUri(uri: string, build: false): boolean;
+function readUri(uri: string, build: boolean): SipUri | boolean {
   const end = uri.length;
   const colon = schemeEnd(uri, 0, end);
   if (colon < 0) throw bad(`invalid URI ${clip(uri)}`);
@@ -269,8 +277,7 @@ function readUri(uri: string, build: boolean): SipUri | null {
     const number = build ? pctDecode(uri.slice(p, q)) : "";
     p = scanUriParams(uri, q, end, params);
     if (p !== end) throw bad(`invalid tel URI ${clip(uri)}`);
-    uriHadHeaders = false;
-    return params === null ? null : { scheme, user: number, password: null, host: "", port: null, params, headers: {} };
+    return params === null ? false : { scheme, user: number, password: null, host: "", port: null, params, headers: {} };
   }
   if (scheme !== "sip" && scheme !== "sips") throw bad(`unsupported URI scheme ${clip(scheme)}`, 416);
 
@@ -293,13 +300,14 @@ function readUri(uri: string, build: boolean): SipUri | null {
   const hostEnd = p;
   let port: number | null = null;
   if (p < end && uri.charCodeAt(p) === 58) {
-    p = scanPort(uri, p + 1, end);
-    port = scannedPort;
+    const portStart = p + 1;
+    p = scanPort(uri, portStart, end);
+    if (build) port = portValue(uri, portStart, p);
   }
   p = scanUriParams(uri, p, end, params);
   const headers: Record<string, string> | null = build ? {} : null;
-  uriHadHeaders = p < end && uri.charCodeAt(p) === 63;
-  if (uriHadHeaders) {
+  const hasHeaders = p < end && uri.charCodeAt(p) === 63;
+  if (hasHeaders) {
     do {
       const nameStart = p + 1;
       const nameEnd = scanUri(uri, nameStart, end, C_HNV);
@@ -312,7 +320,7 @@ function readUri(uri: string, build: boolean): SipUri | null {
     } while (p < end && uri.charCodeAt(p) === 38);
   }
   if (p !== end) throw bad(`invalid character in URI ${clip(uri)}`);
-  if (params === null || headers === null) return null;
+  if (params === null || headers === null) return hasHeaders;
   return { scheme, user, password, host: uri.slice(hostStart, hostEnd), port, params, headers };
 }
 
@@ -321,38 +329,46 @@ function readUri(uri: string, build: boolean): SipUri | null {
  * scheme, 400 for a malformed URI.
  */
 export function parseUri(uri: string): SipUri {
-  return readUri(uri, true)!;
+  return readUri(uri, true);
 }
 
 // ---------------------------------------------------------------------------------------
 // Header values
 
 /**
- * Reads a quoted-string at p (which holds the opening quote); returns the index after the
- * closing quote. With `unescape`, leaves the unescaped content in scannedText.
+ * Checks a quoted-string at p (which holds the opening quote); returns the index after the
+ * closing quote.
  */
-function readQuoted(s: string, p: number, end: number, unescape: boolean): number {
+function readQuoted(s: string, p: number, end: number): number {
   let q = p + 1;
-  let text = "";
-  let from = q;
   while (q < end) {
     const c = s.charCodeAt(q);
-    if (c === 34) {
-      if (unescape) scannedText = text + s.slice(from, q);
-      return q + 1;
-    }
+    if (c === 34) return q + 1;
     if (c === 92) {
       const next = s.charCodeAt(q + 1);
       // quoted-pair = "\" (%x00-09 / %x0B-0C / %x0E-7F)
       if (q + 1 >= end || next === LF || next === CR || next > 0x7f) throw bad("invalid escape in quoted string");
-      if (unescape) text += s.slice(from, q) + s[q + 1];
       q += 2;
-      from = q;
     } else if ((c < 0x20 && c !== HTAB) || c === 0x7f) {
       throw bad("control character in quoted string");
     } else q++;
   }
   throw bad("unterminated quoted string");
+}
+
+/** The content of the quoted-string s[open, close) that readQuoted checked, its quoted-pairs unescaped. */
+function unquote(s: string, open: number, close: number): string {
+  const last = close - 1;
+  let backslash = s.indexOf("\\", open + 1);
+  if (backslash < 0 || backslash >= last) return s.slice(open + 1, last);
+  let text = "";
+  let from = open + 1;
+  while (backslash >= 0 && backslash < last) {
+    text += s.slice(from, backslash) + s[backslash + 1];
+    from = backslash + 2;
+    backslash = s.indexOf("\\", from);
+  }
+  return text + s.slice(from, last);
 }
 
 /**
@@ -382,7 +398,7 @@ function parseParams(
     if (eq < end && s.charCodeAt(eq) === 61) {
       valueStart = skipWs(s, eq + 1, end);
       if (valueStart < end && s.charCodeAt(valueStart) === 34) {
-        p = readQuoted(s, valueStart, end, false);
+        p = readQuoted(s, valueStart, end);
       } else {
         p = valueStart;
         while (p < end && has(s.charCodeAt(p), C_GENVALUE)) p++;
@@ -441,8 +457,9 @@ function readVia(value: string, build: boolean): Via | null {
   let port: number | null = null;
   const colon = skipWs(s, p, end);
   if (colon < end && s.charCodeAt(colon) === 58) {
-    p = scanPort(s, skipWs(s, colon + 1, end), end);
-    port = scannedPort;
+    const portStart = skipWs(s, colon + 1, end);
+    p = scanPort(s, portStart, end);
+    if (build) port = portValue(s, portStart, p);
   }
   if (!build) {
     parseParams(s, p, end, null, true);
@@ -474,8 +491,9 @@ function readNameAddr(s: string, build: boolean): NameAddr | null {
   let displayName: string | null = null;
   let angle = false;
   if (s.charCodeAt(p) === 34) {
-    p = readQuoted(s, p, end, build);
-    if (build) displayName = scannedText;
+    const open = p;
+    p = readQuoted(s, p, end);
+    if (build) displayName = unquote(s, open, p);
     p = skipWs(s, p, end);
     if (s.charCodeAt(p) !== 60) throw bad(`expected "<" after display name in ${clip(s)}`);
     angle = true;
@@ -736,12 +754,13 @@ function requestUriProblem(uri: string): string | null {
   if (colon < 0) return `invalid Request-URI ${clip(uri)}`;
   const scheme = uri.slice(0, colon).toLowerCase();
   if (scheme === "sip" || scheme === "sips" || scheme === "tel") {
+    let hasHeaders: boolean;
     try {
-      readUri(uri, false);
+      hasHeaders = readUri(uri, false);
     } catch (error) {
       return `invalid Request-URI: ${(error as Error).message}`;
     }
-    return uriHadHeaders ? "headers are not allowed in a Request-URI" : null;
+    return hasHeaders ? "headers are not allowed in a Request-URI" : null;
   }
   return isAbsoluteUri(uri, 0, uri.length) ? null : `invalid Request-URI ${clip(uri)}`;
 }
