@@ -19,7 +19,6 @@ import { digitsOf, normalizeNumber } from "../lib/numbers.ts";
 import { decryptSecret, destinationSecretContext } from "../lib/secrets.ts";
 import { nowIso } from "../lib/time.ts";
 
-type Deps = Services;
 type Entry = typeof whitelistIps.$inferSelect;
 type Customer = typeof customers.$inferSelect;
 type Plan = typeof plans.$inferSelect;
@@ -42,7 +41,7 @@ type Refusal = keyof typeof REFUSALS;
  * account and plan (one joined query); the caller's controls, the account's destinations and
  * routing rules (one batch); the call row. Routing is then decided in memory.
  */
-export async function admitCall(deps: Deps, request: AdmitRequest): Promise<AdmitResponse> {
+export async function admitCall(deps: Services, request: AdmitRequest): Promise<AdmitResponse> {
   const entries = await entriesFor(deps.db, request.src_ip);
   if (entries.length === 0) return { decision: "ignore" };
   const dialed = normalizeNumber(request.dialed);
@@ -220,7 +219,7 @@ function routeFields(route: Route): Partial<typeof calls.$inferInsert> {
   };
 }
 
-async function refuse(deps: Deps, call: typeof calls.$inferInsert, refusal: Refusal): Promise<AdmissionRejection> {
+async function refuse(deps: Services, call: typeof calls.$inferInsert, refusal: Refusal): Promise<AdmissionRejection> {
   const { sip_code, reason } = REFUSALS[refusal];
   await deps.db.insert(calls).values({ ...call, status: "rejected", sipCode: sip_code, endReason: reason, endedAt: call.startedAt });
   return { decision: "reject", sip_code, reason, call_id: call.id! };

@@ -11,7 +11,6 @@ import { notFound } from "../lib/errors.ts";
 import { toUsd } from "../lib/money.ts";
 import { q850Text } from "../lib/q850.ts";
 
-type Deps = Services;
 type CallRow = typeof calls.$inferSelect;
 
 const ENDED = new Set(["completed", "failed", "rejected"]);
@@ -24,7 +23,7 @@ const answerOf = (call: Pick<CallRow, "id" | "status" | "billsec" | "chargedMicr
   charged_amount: toUsd(call.chargedMicros),
 });
 
-export async function recordCallEvent(deps: Deps, callId: string, event: CallEvent) {
+export async function recordCallEvent(deps: Services, callId: string, event: CallEvent) {
   if (event.type === "answered") {
     const answered = await markAnswered(deps.db, callId, event);
     if (answered) return answered;
@@ -63,7 +62,7 @@ async function markAnswered(db: Db, callId: string, event: Extract<CallEvent, { 
 }
 
 /** A transfer's progress: accepted (REFER taken), then completed or failed with its SIP code. */
-async function recordTransfer(deps: Deps, call: CallRow, event: TransferEvent) {
+async function recordTransfer(deps: Services, call: CallRow, event: TransferEvent) {
   const settled = call.transferStatus === "completed" || call.transferStatus === "failed";
   // A late "accepted" never overwrites how the same transfer ended.
   if (settled && event.status === "accepted" && call.transferTarget === event.target) {
@@ -76,7 +75,7 @@ async function recordTransfer(deps: Deps, call: CallRow, event: TransferEvent) {
   return answerOf(call);
 }
 
-async function endCall(deps: Deps, call: CallRow, event: EndedEvent) {
+async function endCall(deps: Services, call: CallRow, event: EndedEvent) {
   const answeredAt = event.answered_at ?? call.answeredAt;
   const answeredSeconds = answeredAt ? Math.max(0, (Date.parse(event.at) - Date.parse(answeredAt)) / 1000) : 0;
   const charge = await deps.ledger(call.customerId).endCall({

@@ -10,7 +10,6 @@ import type { Services } from "../services/context.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
 import { nowIso } from "../lib/time.ts";
 
-type Deps = Services;
 
 /** Where a call's media lives in the MEDIA bucket. */
 export const mediaKey = (customerId: string, callId: string, name: MediaName) => `calls/${customerId}/${callId}/${name}`;
@@ -27,7 +26,7 @@ function declaredLength(request: Request): number {
 }
 
 export async function uploadMedia(
-  deps: Deps,
+  deps: Services,
   callId: string,
   rawName: string,
   request: Request,
