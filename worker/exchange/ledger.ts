@@ -2,7 +2,7 @@
 // ("exchange:<i_account>"); this module is the only part of the exchange that talks to it: the
 // balance, credits (opening balances, operator top-ups), debits (purchases, top-ups, IoT events)
 // and refunds of debits whose purchase could not be stored. Amounts are micro-dollars.
-import { ledgerFor } from "../lib/ledger.ts";
+import { ledgerFor } from "../lib/durable-objects.ts";
 import { toMicros } from "../lib/money.ts";
 import { nowIso } from "../lib/time.ts";
 import type { ExchangeDeps } from "./context.ts";

@@ -3,7 +3,7 @@
 // "exchange-hour:<i_account>"). The platform defaults come from configuration; an account's
 // hourly_quota and per_second_cap columns raise (or lower) them. Exceeding either answers 429
 // {status: "error", message: "rate limit exceeded"} with Retry-After.
-import { limiterFor } from "../lib/limits.ts";
+import { limiterFor } from "../lib/durable-objects.ts";
 import type { ExchangeAccount } from "./accounts.ts";
 import type { ExchangeDeps } from "./context.ts";
 import { rateLimited } from "./respond.ts";
