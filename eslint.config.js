@@ -34,9 +34,21 @@ export default tseslint.config(
   },
   boundary(
     ["worker/api/**/*.ts"],
-    [DATABASE, { group: ["**/internal/*", "**/internal/**", "**/mcp/*", "**/mcp/**"], message: "api/ is one front door; it does not reach into another." }],
+    [
+      DATABASE,
+      {
+        group: ["**/internal/*", "**/internal/**", "**/mcp/*", "**/mcp/**"],
+        message: "api/ is one front door; it does not reach into another.",
+      },
+    ],
   ),
-  boundary(["worker/mcp/**/*.ts"], [DATABASE, { group: ["**/api/*", "**/api/**", "**/internal/*"], message: "mcp/ is one front door; it does not reach into another." }]),
+  boundary(
+    ["worker/mcp/**/*.ts"],
+    [DATABASE, { group: ["**/api/*", "**/api/**", "**/internal/*"], message: "mcp/ is one front door; it does not reach into another." }],
+  ),
   boundary(["worker/services/**/*.ts", "worker/resources/**/*.ts"], [FRONT_DOORS, HONO]),
-  boundary(["sip-node/**/*.ts"], [{ group: ["**/worker/*", "**/worker/**"], message: "The SIP node shares only schema/ (node-api.ts, cidr.ts) with the Worker." }]),
+  boundary(
+    ["sip-node/**/*.ts"],
+    [{ group: ["**/worker/*", "**/worker/**"], message: "The SIP node shares only schema/ (node-api.ts, cidr.ts) with the Worker." }],
+  ),
 );

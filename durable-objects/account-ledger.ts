@@ -262,7 +262,10 @@ export class AccountLedger extends DurableObject {
 
   /** Call ids holding a port now (for reconciling with the SIP nodes). */
   activeCallIds(): string[] {
-    return this.sql.exec<{ call_id: string }>("SELECT call_id FROM active_calls ORDER BY admitted_at").toArray().map((r) => r.call_id);
+    return this.sql
+      .exec<{ call_id: string }>("SELECT call_id FROM active_calls ORDER BY admitted_at")
+      .toArray()
+      .map((r) => r.call_id);
   }
 
   /** A new billing cycle: included minutes start again. */

@@ -2,8 +2,7 @@
 // what a finished call costs. Money is integer micro-dollars; rates are per minute.
 
 /** The price of some seconds at a per-minute rate, rounded up to the micro-dollar. */
-export const chargeFor = (seconds: number, ratePerMinuteMicros: number): number =>
-  Math.ceil((seconds * ratePerMinuteMicros) / 60);
+export const chargeFor = (seconds: number, ratePerMinuteMicros: number): number => Math.ceil((seconds * ratePerMinuteMicros) / 60);
 
 /** How many whole seconds an amount of money buys at a per-minute rate. */
 export const secondsFor = (micros: number, ratePerMinuteMicros: number): number =>

@@ -20,10 +20,7 @@ export type ClaimInput = {
 export type Claim = ClaimInput & { claimedAt: string };
 
 /** Outcomes cross the RPC boundary as values, not exceptions: the caller decides what the client sees. */
-export type ClaimResult =
-  | { ok: true; version: number }
-  | { ok: false; reason: "overlap" }
-  | { ok: false; reason: "invalid_range" };
+export type ClaimResult = { ok: true; version: number } | { ok: false; reason: "overlap" } | { ok: false; reason: "invalid_range" };
 
 const HEX_ADDRESS = /^[0-9a-f]{32}$/;
 

@@ -64,7 +64,7 @@ function formatIpv6(bytes: number[]): string {
   const words = Array.from({ length: 8 }, (_, i) => (bytes[2 * i]! << 8) | bytes[2 * i + 1]!);
   // RFC 5952 §4.2: compress the longest run of two or more zero words, the first if tied.
   let best = { at: -1, len: 1 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && words[j] === 0) j++;
     if (j - i > best.len) best = { at: i, len: j - i };
@@ -111,5 +111,4 @@ function maskByte(bits: number, index: number): number {
 }
 
 /** Two ranges overlap when each starts before the other ends. */
-export const overlaps = (a: { start: string; end: string }, b: { start: string; end: string }) =>
-  a.start <= b.end && b.start <= a.end;
+export const overlaps = (a: { start: string; end: string }, b: { start: string; end: string }) => a.start <= b.end && b.start <= a.end;

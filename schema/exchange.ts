@@ -80,10 +80,7 @@ export const esimPackages = sqliteTable(
     kind: text("kind").notNull().default("universal"),
     active: bool("active").notNull().default(true),
   },
-  (t) => [
-    index("esim_packages_active_vendor_idx").on(t.active, t.iVendor),
-    index("esim_packages_active_data_idx").on(t.active, t.dataGb),
-  ],
+  (t) => [index("esim_packages_active_vendor_idx").on(t.active, t.iVendor), index("esim_packages_active_data_idx").on(t.active, t.dataGb)],
 );
 
 export const esimTopupPackages = sqliteTable("esim_topup_packages", {
@@ -127,10 +124,7 @@ export const esims = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    index("esims_account_created_idx").on(t.iAccount, t.createdAt),
-    uniqueIndex("esims_matching_id_uq").on(t.matchingId),
-  ],
+  (t) => [index("esims_account_created_idx").on(t.iAccount, t.createdAt), uniqueIndex("esims_matching_id_uq").on(t.matchingId)],
 );
 
 /** Purchases and top-ups. create_ts is ISO 8601 UTC here; the API formats it as YYYY-MM-DD HH:MM:SS. */
@@ -190,10 +184,7 @@ export const iotDevices = sqliteTable(
     tokenHash: text("token_hash"),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex("iot_devices_account_device_uq").on(t.iAccount, t.device),
-    uniqueIndex("iot_devices_token_hash_uq").on(t.tokenHash),
-  ],
+  (t) => [uniqueIndex("iot_devices_account_device_uq").on(t.iAccount, t.device), uniqueIndex("iot_devices_token_hash_uq").on(t.tokenHash)],
 );
 
 export const iotEvents = sqliteTable(

@@ -175,7 +175,6 @@ export const MEDIA_CONTENT_TYPES: Record<MediaName, string> = {
 export const MAX_MEDIA_BYTES = 512 * 1024 * 1024;
 export const MediaUploadResponse = z.object({ key: z.string(), size: z.number().int() });
 
-
 // ---- Whitelist snapshot: GET /internal/whitelist?since=<version> ----
 
 export const WhitelistSnapshot = z.object({
@@ -223,5 +222,9 @@ export const HubReply = z.object({
 export type HubReply = z.infer<typeof HubReply>;
 
 /** What an OPTIONS check answers. */
-export const OptionsResult = z.object({ code: z.number().int().nullable(), rtt_ms: z.number().int().nullable(), error: z.string().nullable() });
+export const OptionsResult = z.object({
+  code: z.number().int().nullable(),
+  rtt_ms: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
 export type OptionsResult = z.infer<typeof OptionsResult>;

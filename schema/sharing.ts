@@ -55,8 +55,5 @@ export const leads = sqliteTable(
     notifiedAt: timestamp("notified_at"),
     createdAt: createdAt(),
   },
-  (t) => [
-    index("leads_created_idx").on(t.createdAt),
-    index("leads_source_ip_created_idx").on(t.sourceIpHash, t.createdAt),
-  ],
+  (t) => [index("leads_created_idx").on(t.createdAt), index("leads_source_ip_created_idx").on(t.sourceIpHash, t.createdAt)],
 );

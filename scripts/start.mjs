@@ -63,10 +63,14 @@ function demoExchange(base) {
   const path = `${root}.wrangler/demo-exchange.json`;
   if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
   const create = (role, ...args) => {
-    const run = spawnSync(process.execPath, [`${root}scripts/exchange.mjs`, "create-account", "--role", role, "--username", `demo-${role}`, ...args], {
-      env: { ...process.env, EXCHANGE_URL: `${base}/exchange` },
-      encoding: "utf8",
-    });
+    const run = spawnSync(
+      process.execPath,
+      [`${root}scripts/exchange.mjs`, "create-account", "--role", role, "--username", `demo-${role}`, ...args],
+      {
+        env: { ...process.env, EXCHANGE_URL: `${base}/exchange` },
+        encoding: "utf8",
+      },
+    );
     const last = run.stdout.trim().split("\n").pop() ?? "";
     if (run.status !== 0 || !last.startsWith("{")) {
       console.error(`could not create the demo exchange ${role}: ${run.stderr.trim()}`);

@@ -18,9 +18,7 @@ export type Bindings = {
   ASSETS?: Fetcher;
 } & Record<string, unknown>;
 
-const flag = z
-  .enum(["true", "false", "1", "0"])
-  .transform((v) => v === "true" || v === "1");
+const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const int = (min: number) => z.coerce.number().int().min(min);
 /** A URL path prefix without a trailing slash ("/exchange"), or "" for the root. */
 const pathPrefix = z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, "a path such as /exchange, or empty for the root");
@@ -58,8 +56,15 @@ const ConfigSchema = z.object({
   EXCHANGE_PREFIX: pathPrefix.default("/exchange"),
   EXCHANGE_LEGACY_PREFIX: pathPrefix.default("/exchange/v1"),
   /** A hostname of its own for the exchange: there v2 is served at "/" and v1 at "/v1/<controller>.php" (and "/<controller>.php"). */
-  EXCHANGE_HOSTNAME: z.string().regex(/^[a-z0-9.-]+$/i, "a host name such as exchange.example.net").optional(),
-  EXCHANGE_DIGEST_REALM: z.string().regex(/^[\x20-\x7e]+$/).refine((v) => !/["\\]/.test(v), "no quotes or backslashes").default("exchange"),
+  EXCHANGE_HOSTNAME: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, "a host name such as exchange.example.net")
+    .optional(),
+  EXCHANGE_DIGEST_REALM: z
+    .string()
+    .regex(/^[\x20-\x7e]+$/)
+    .refine((v) => !/["\\]/.test(v), "no quotes or backslashes")
+    .default("exchange"),
   /** Lifetime of a Digest nonce; after it a correct answer gets 401 with stale=true. */
   EXCHANGE_NONCE_TTL_SEC: int(10).default(300),
   /** Signs Digest nonces; when unset a key derived from JWT_SECRET is used. */

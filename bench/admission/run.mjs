@@ -79,4 +79,3 @@ function d1(sql) {
   if (run.status !== 0) throw new Error(`d1: ${run.stderr}`);
   return run.stdout;
 }
-

@@ -75,7 +75,11 @@ async function passwordCost(base) {
 
 async function requestRates(base) {
   const post = (path, body, headers = {}) =>
-    fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }).then((r) => r.json());
+    fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
   const signup = await post("/api/auth/signup", { email: `bench-${Date.now()}@bench.test`, password: "bench password 123" });
   const token = signup.access_token;
   const { key } = await post("/api/auth/api-keys", { name: "bench" }, { Authorization: `Bearer ${token}` });
@@ -90,7 +94,9 @@ async function requestRates(base) {
   const apiKey = await run("GET /api/auth/me, X-API-Key", "/api/auth/me", { "X-API-Key": key });
   console.log(`\nrequests per second, ${CONNECTIONS} connections, ${DURATION_SEC} s each, wrangler dev on this machine`);
   for (const r of [baseline, bearer, apiKey]) {
-    console.log(`  ${r.label.padEnd(32)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99} ms  ratio ${(r.rps / baseline.rps).toFixed(2)}`);
+    console.log(
+      `  ${r.label.padEnd(32)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99} ms  ratio ${(r.rps / baseline.rps).toFixed(2)}`,
+    );
   }
 }
 

@@ -40,7 +40,12 @@ process.on("uncaughtException", (err) => {
 try {
   await server.ready;
   const base = server.base;
-  const buyer = await admin(base, "/accounts", { role: "buyer", balance: "1000000", per_second_cap: 1_000_000, hourly_quota: 1_000_000_000 });
+  const buyer = await admin(base, "/accounts", {
+    role: "buyer",
+    balance: "1000000",
+    per_second_cap: 1_000_000,
+    hourly_quota: 1_000_000_000,
+  });
   const seller = await admin(base, "/accounts", { role: "seller", per_second_cap: 1_000_000, hourly_quota: 1_000_000_000 });
   const esim = await prepareMarket(base, seller);
 
@@ -48,13 +53,20 @@ try {
   results.push(await load("balance (Digest)", base, await digestScenario(base, buyer, "/exchange/buyers/balance", {})));
   if (esim) {
     results.push(
-      await load("market search (Digest)", base, await digestScenario(base, buyer, "/exchange/buyers/esim/market", { country: "FRANCE", data_GB: "5", pager: "20", off: "0" })),
+      await load(
+        "market search (Digest)",
+        base,
+        await digestScenario(base, buyer, "/exchange/buyers/esim/market", { country: "FRANCE", data_GB: "5", pager: "20", off: "0" }),
+      ),
     );
     results.push(
       await load(
         "purchase (Digest)",
         base,
-        await digestScenario(base, buyer, "/exchange/buyers/esim/purchase", { i_account: String(buyer.i_account), i_esim_package: String(esim.iEsimPackage) }),
+        await digestScenario(base, buyer, "/exchange/buyers/esim/purchase", {
+          i_account: String(buyer.i_account),
+          i_esim_package: String(esim.iEsimPackage),
+        }),
       ),
     );
   } else {
@@ -81,7 +93,9 @@ async function admin(base, path, body) {
 
 // ---- Digest, client side (RFC 7616, qop=auth), node:crypto ----
 function H(algorithm, text) {
-  return createHash(algorithm === "MD5" ? "md5" : "sha256").update(text).digest("hex");
+  return createHash(algorithm === "MD5" ? "md5" : "sha256")
+    .update(text)
+    .digest("hex");
 }
 
 async function challenge(base, path) {
@@ -89,7 +103,9 @@ async function challenge(base, path) {
   await res.text();
   const header = res.headers.get("www-authenticate") ?? "";
   const first = header.split(/,\s*(?=Digest\s)/i)[0];
-  const params = Object.fromEntries([...first.matchAll(/([a-z]+)=(?:"([^"]*)"|([^\s,]*))/gi)].map((m) => [m[1].toLowerCase(), m[2] ?? m[3]]));
+  const params = Object.fromEntries(
+    [...first.matchAll(/([a-z]+)=(?:"([^"]*)"|([^\s,]*))/gi)].map((m) => [m[1].toLowerCase(), m[2] ?? m[3]]),
+  );
   if (res.status !== 401 || !params.nonce) throw new Error(`no Digest challenge from ${path}: ${res.status}`);
   return params;
 }
@@ -160,4 +176,3 @@ async function digestScenario(base, account, path, form) {
     },
   };
 }
-

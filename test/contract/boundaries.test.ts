@@ -37,12 +37,18 @@ describe("import boundaries", () => {
   });
 
   it("refuse the node API's internals in a route file", async () => {
-    const found = await violations("worker/api/calls/routes.ts", 'import { admitCall } from "../../internal/admission.ts";\nexport const x = admitCall;\n');
+    const found = await violations(
+      "worker/api/calls/routes.ts",
+      'import { admitCall } from "../../internal/admission.ts";\nexport const x = admitCall;\n',
+    );
     expect(found).toHaveLength(1);
   });
 
   it("refuse Worker code in the SIP node", async () => {
-    const found = await violations("sip-node/b2bua/b2bua.ts", 'import { newId } from "../../worker/lib/ids.ts";\nexport const x = newId;\n');
+    const found = await violations(
+      "sip-node/b2bua/b2bua.ts",
+      'import { newId } from "../../worker/lib/ids.ts";\nexport const x = newId;\n',
+    );
     expect(found).toHaveLength(1);
   });
 });

@@ -22,7 +22,6 @@ let exchange = "";
 type Account = { i_account: number; username: string; api_key: string };
 type Reply = { status: number; body: any; headers: string };
 
-
 /** Runs curl; the reply's status, JSON body and the response headers of every leg. */
 function curl(args: string[]): Promise<Reply> {
   const headersFile = join(state, `headers-${randomBytes(4).toString("hex")}`);
@@ -44,7 +43,13 @@ function curl(args: string[]): Promise<Reply> {
 }
 
 /** curl --digest -u user:key, form fields with --data-urlencode (POST) or -G (GET). */
-const digest = (account: Account, method: "GET" | "POST", path: string, form: Record<string, string | number> = {}, key = account.api_key) =>
+const digest = (
+  account: Account,
+  method: "GET" | "POST",
+  path: string,
+  form: Record<string, string | number> = {},
+  key = account.api_key,
+) =>
   curl([
     "--digest",
     "-u",
@@ -104,7 +109,11 @@ describe("curl --digest against wrangler dev", () => {
     // A script calling as fast as curl starts would pass the default 10 requests a second.
     buyer = await npmExchange("create-account", "--role", "buyer", "--balance", "100", "--per-second-cap", "100");
     seller = await npmExchange("create-account", "--role", "seller", "--username", "curl-seller");
-    expect(buyer).toEqual({ i_account: expect.any(Number), username: expect.stringMatching(/^buyer-/), api_key: expect.stringMatching(/^xb_/) });
+    expect(buyer).toEqual({
+      i_account: expect.any(Number),
+      username: expect.stringMatching(/^buyer-/),
+      api_key: expect.stringMatching(/^xb_/),
+    });
     expect(seller).toMatchObject({ username: "curl-seller", api_key: expect.stringMatching(/^xs_/) });
   });
 
@@ -120,7 +129,18 @@ describe("curl --digest against wrangler dev", () => {
     const trace = await new Promise<string>((resolve, reject) =>
       execFile(
         "curl",
-        ["-sS", "-v", "-o", "/dev/null", "--digest", "-u", `${buyer.username}:${buyer.api_key}`, "-X", "POST", `${exchange}/buyers/balance`],
+        [
+          "-sS",
+          "-v",
+          "-o",
+          "/dev/null",
+          "--digest",
+          "-u",
+          `${buyer.username}:${buyer.api_key}`,
+          "-X",
+          "POST",
+          `${exchange}/buyers/balance`,
+        ],
         { encoding: "utf8" },
         (err, _stdout, stderr) => (err ? reject(err) : resolve(stderr)),
       ),
@@ -136,7 +156,9 @@ describe("curl --digest against wrangler dev", () => {
     const algorithm = /algorithm=(SHA-256|MD5)/.exec(sent)?.[1];
     expect(algorithm).toBeDefined();
     expect(sent).toMatch(/userhash=true/);
-    const userhash = createHash(algorithm === "MD5" ? "md5" : "sha256").update(`${buyer.username}:exchange`).digest("hex");
+    const userhash = createHash(algorithm === "MD5" ? "md5" : "sha256")
+      .update(`${buyer.username}:exchange`)
+      .digest("hex");
     expect(sent).toContain(`username="${userhash}"`);
     expect(trace).toMatch(/< HTTP\/1\.1 200/);
   });
@@ -145,7 +167,12 @@ describe("curl --digest against wrangler dev", () => {
     const res = await digest(buyer, "POST", "/buyers/balance", {}, "xb_wrong-key");
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: "error", message: "invalid credentials" });
-    expect(res.headers.split(/\r?\n\r?\n/).filter(Boolean).pop()).toMatch(/WWW-Authenticate: Digest realm="exchange"/i);
+    expect(
+      res.headers
+        .split(/\r?\n\r?\n/)
+        .filter(Boolean)
+        .pop(),
+    ).toMatch(/WWW-Authenticate: Digest realm="exchange"/i);
   });
 
   it("answers a legacy v1 call signed with sha256(controller + api_key + api_login + ts)", async () => {
@@ -191,16 +218,28 @@ describe("curl --digest against wrangler dev", () => {
     const offer = market.body.packages.find((p: any) => p.name === "France 5 GB");
     expect(offer).toMatchObject({ i_esim_package: expect.any(Number), price_with_fee: expect.any(Number), data_gb: 5, validity_days: 30 });
 
-    const bought = await digest(buyer, "POST", "/buyers/esim/purchase", { i_account: buyer.i_account, i_esim_package: offer.i_esim_package });
+    const bought = await digest(buyer, "POST", "/buyers/esim/purchase", {
+      i_account: buyer.i_account,
+      i_esim_package: offer.i_esim_package,
+    });
     expect(bought.status, JSON.stringify(bought.body)).toBe(200);
-    expect(bought.body).toMatchObject({ status: "success", iccid: expect.stringMatching(/^\d{19,20}$/), lpa: expect.stringMatching(/^LPA:1\$/) });
+    expect(bought.body).toMatchObject({
+      status: "success",
+      iccid: expect.stringMatching(/^\d{19,20}$/),
+      lpa: expect.stringMatching(/^LPA:1\$/),
+    });
     const iccid = bought.body.iccid as string;
 
     const list = await digest(buyer, "POST", "/buyers/esim/list", { iccid, pager: 10, off: 0 });
     expect(list.status, JSON.stringify(list.body)).toBe(200);
     expect(list.body.esims.map((e: any) => e.iccid)).toEqual([iccid]);
 
-    const orders = await digest(buyer, "POST", "/buyers/esim/orders", { date_from: "2000-01-01 00:00:00", date_to: "2100-01-01 00:00:00", pager: 10, off: 0 });
+    const orders = await digest(buyer, "POST", "/buyers/esim/orders", {
+      date_from: "2000-01-01 00:00:00",
+      date_to: "2100-01-01 00:00:00",
+      pager: 10,
+      off: 0,
+    });
     expect(orders.status, JSON.stringify(orders.body)).toBe(200);
     expect(orders.body.orders.map((o: any) => o.order_type)).toEqual(["purchase"]);
 

@@ -10,7 +10,6 @@ let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 let output = "";
 let base = "";
 
-
 function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output}`)), timeoutMs);
@@ -46,7 +45,11 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   // A process group of its own, as a terminal gives a foreground job, so Ctrl-C reaches it whole.
   const sipPort = await freeTcpPort();
-  child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort) }, detached: true });
+  child = spawn("npm", ["start"], {
+    cwd: root,
+    env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort) },
+    detached: true,
+  });
   exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));

@@ -96,7 +96,10 @@ describe("route choice", () => {
 
   it("falls back to the default destination, and answers 404 no_route without one", async () => {
     const { src, fallback } = await trunk();
-    expect((await node.admit({ src_ip: src, dialed: "33140000000" })).body).toMatchObject({ route: "default", destination: { id: fallback.id } });
+    expect((await node.admit({ src_ip: src, dialed: "33140000000" })).body).toMatchObject({
+      route: "default",
+      destination: { id: fallback.id },
+    });
 
     const bare = await createAccount();
     const block = v4Block();
@@ -118,7 +121,10 @@ describe("route choice", () => {
     const a = await node.admit({ src_ip: src, dialed: "100114155550123" });
     expect(a.body).toMatchObject({ destination: { id: acme.id }, dialed: "14155550123", sub_customer: "Acme" });
     expect(await callRow(a.body.call_id)).toMatchObject({ sub_customer: "Acme", dial_prefix: "1001" });
-    expect((await node.admit({ src_ip: src, dialed: "1001214155550123" })).body).toMatchObject({ destination: { id: zen.id }, sub_customer: "Zen" });
+    expect((await node.admit({ src_ip: src, dialed: "1001214155550123" })).body).toMatchObject({
+      destination: { id: zen.id },
+      sub_customer: "Zen",
+    });
 
     const unknown = await node.admit({ src_ip: src, dialed: "999914155550123" });
     expect(unknown.body).toMatchObject({ decision: "reject", sip_code: 404, reason: "no_sub_customer_for_prefix" });
@@ -224,8 +230,23 @@ describe("call events", () => {
       pdd_ms: 800,
       answer_delay_ms: 2_200,
       ladder: [
-        { time_stamp: iso(0), direction: "in", method: "INVITE", fromip: src, toip: "127.0.0.1", first_line: "INVITE sip:14155550123@127.0.0.1 SIP/2.0" },
-        { time_stamp: iso(10), direction: "out", method: "INVITE", status: "100 Trying", fromip: "127.0.0.1", toip: src, first_line: "SIP/2.0 100 Trying" },
+        {
+          time_stamp: iso(0),
+          direction: "in",
+          method: "INVITE",
+          fromip: src,
+          toip: "127.0.0.1",
+          first_line: "INVITE sip:14155550123@127.0.0.1 SIP/2.0",
+        },
+        {
+          time_stamp: iso(10),
+          direction: "out",
+          method: "INVITE",
+          status: "100 Trying",
+          fromip: "127.0.0.1",
+          toip: src,
+          first_line: "SIP/2.0 100 Trying",
+        },
       ],
     };
     const first = await node.event(ticket.call_id, ended);
@@ -245,8 +266,13 @@ describe("call events", () => {
       early_media: 1,
       codec: "PCMU",
     });
-    const ladder = await env.DB.prepare("SELECT seq, method FROM call_sip_messages WHERE call_id = ? ORDER BY seq").bind(ticket.call_id).all();
-    expect(ladder.results).toEqual([{ seq: 0, method: "INVITE" }, { seq: 1, method: "INVITE" }]);
+    const ladder = await env.DB.prepare("SELECT seq, method FROM call_sip_messages WHERE call_id = ? ORDER BY seq")
+      .bind(ticket.call_id)
+      .all();
+    expect(ladder.results).toEqual([
+      { seq: 0, method: "INVITE" },
+      { seq: 1, method: "INVITE" },
+    ]);
     const balance = await owner.client.get("/api/customer/balance");
     expect(balance.body).toMatchObject({ balance: 4.975, active_calls: 0 });
     const ledger = await owner.client.get("/api/customer/ledger");
@@ -257,7 +283,14 @@ describe("call events", () => {
     const { owner, src } = await trunk();
     const { body: ticket } = await node.admit({ src_ip: src, dialed: "14155550123" });
     expect((await owner.client.get("/api/customer/balance")).body.active_calls).toBe(1);
-    const res = await node.event(ticket.call_id, { type: "ended", at: new Date().toISOString(), answered_at: null, sip_code: 486, hangup_by: "callee", q850_cause: 17 });
+    const res = await node.event(ticket.call_id, {
+      type: "ended",
+      at: new Date().toISOString(),
+      answered_at: null,
+      sip_code: 486,
+      hangup_by: "callee",
+      q850_cause: 17,
+    });
     expect(res.body).toMatchObject({ status: "failed", billsec: 0, charged_amount: 0 });
     expect((await owner.client.get("/api/customer/balance")).body).toMatchObject({ active_calls: 0, balance: 5 });
     // A late "answered" never reopens it.
@@ -278,7 +311,13 @@ describe("call events", () => {
     const event = { type: "transfer", at, target: "15550001111", mode: "refer" };
     await node.event(ticket.call_id, { ...event, status: "completed", code: 200 });
     await node.event(ticket.call_id, { ...event, status: "accepted", code: 202 });
-    expect(await callRow(ticket.call_id)).toMatchObject({ transfer_status: "completed", transfer_code: 200, transfer_target: "15550001111", transfer_mode: "refer", transfer_at: at });
+    expect(await callRow(ticket.call_id)).toMatchObject({
+      transfer_status: "completed",
+      transfer_code: 200,
+      transfer_target: "15550001111",
+      transfer_mode: "refer",
+      transfer_at: at,
+    });
     const bad = await node.event(ticket.call_id, { ...event, status: "done", code: 200 });
     expect(bad.status).toBe(422);
   });

@@ -84,7 +84,9 @@ describe("POST /api/auth/refresh", () => {
     const rotated = await refresh(cookie);
     const current = refreshCookie(rotated)!;
     // Age the rotation past the concurrency window.
-    await env.DB.prepare("UPDATE refresh_tokens SET rotated_at = ? WHERE rotated_at IS NOT NULL AND user_id = (SELECT id FROM users WHERE email = ?)")
+    await env.DB.prepare(
+      "UPDATE refresh_tokens SET rotated_at = ? WHERE rotated_at IS NOT NULL AND user_id = (SELECT id FROM users WHERE email = ?)",
+    )
       .bind(new Date(Date.now() - 31_000).toISOString(), owner.email)
       .run();
     expect((await refresh(cookie)).status).toBe(401);

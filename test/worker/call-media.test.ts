@@ -89,7 +89,11 @@ async function recordedCall(owner?: Session) {
   const placed = await placedCall(owner);
   const media = { wav: wavFile(), caller: pcapFile(4), callee: pcapFile(6) };
   // The callee's capture first: the call still lists the caller's first.
-  for (const [name, bytes] of [["callee.pcap", media.callee], ["recording.wav", media.wav], ["caller.pcap", media.caller]] as const) {
+  for (const [name, bytes] of [
+    ["callee.pcap", media.callee],
+    ["recording.wav", media.wav],
+    ["caller.pcap", media.caller],
+  ] as const) {
     const res = await node.upload(placed.callId, name, bytes);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
@@ -140,7 +144,10 @@ describe("PUT /internal/calls/{call_id}/media/{name}", () => {
     const uploads = await Promise.all([node.upload(callId, "callee.pcap", pcapFile()), node.upload(callId, "caller.pcap", pcapFile())]);
     expect(uploads.map((u) => u.status)).toEqual([200, 200]);
     const base = `calls/${owner.account.id}/${callId}/`;
-    expect((await owner.client.get(`/api/calls/${callId}`)).body.recording_pcap_paths).toEqual([`${base}caller.pcap`, `${base}callee.pcap`]);
+    expect((await owner.client.get(`/api/calls/${callId}`)).body.recording_pcap_paths).toEqual([
+      `${base}caller.pcap`,
+      `${base}callee.pcap`,
+    ]);
   });
 
   it("refuses an unknown name (422 naming it), a missing node token (401) and an unknown call (404), storing nothing", async () => {
@@ -270,7 +277,10 @@ describe("GET /api/calls/{call_id}/recording-token", () => {
     expect(tampered.status).toBe(401);
     // A payload naming call B, under call A's signature.
     const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/")));
-    const forged = btoa(JSON.stringify({ ...claims, call: b.callId })).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+    const forged = btoa(JSON.stringify({ ...claims, call: b.callId }))
+      .replace(/=+$/, "")
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_");
     expect((await download(`/api/calls/${b.callId}/recording?t=${header}.${forged}.${signature}`)).status).toBe(401);
 
     // Call A's token does not open call B of the same account.

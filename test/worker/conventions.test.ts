@@ -41,7 +41,10 @@ describe("errors", () => {
     ] as const) {
       const res = await client.get(`/api/customer/ledger?${query}`);
       expect(res.status, query).toBe(422);
-      expect(res.body.detail.map((i: { loc: string[] }) => i.loc), query).toEqual([["query", field]]);
+      expect(
+        res.body.detail.map((i: { loc: string[] }) => i.loc),
+        query,
+      ).toEqual([["query", field]]);
     }
   });
 

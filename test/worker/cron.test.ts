@@ -10,10 +10,7 @@ describe("scheduled()", () => {
   it("forgets spent step tokens past their expiry and keeps the others", async () => {
     const tick = Date.parse("2026-11-26T10:00:00Z");
     const insert = env.DB.prepare("INSERT INTO spent_tokens (jti, expires_at) VALUES (?, ?)");
-    await env.DB.batch([
-      insert.bind("cron-expired", "2026-11-26T09:59:59.000Z"),
-      insert.bind("cron-live", "2026-11-26T10:05:00.000Z"),
-    ]);
+    await env.DB.batch([insert.bind("cron-expired", "2026-11-26T09:59:59.000Z"), insert.bind("cron-live", "2026-11-26T10:05:00.000Z")]);
     const ctx = createExecutionContext();
     await worker.scheduled!(createScheduledController({ scheduledTime: tick, cron: "*/10 * * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);

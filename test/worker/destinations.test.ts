@@ -265,7 +265,9 @@ describe("listing, changing and deleting", () => {
 
     expect((await owner.client.delete(`${PATH}/${doomed.id}`)).status).toBe(204);
 
-    const ips = await env.DB.prepare("SELECT customer_id, cidr, destination_id FROM whitelist_ips WHERE customer_id IN (?, ?) ORDER BY cidr")
+    const ips = await env.DB.prepare(
+      "SELECT customer_id, cidr, destination_id FROM whitelist_ips WHERE customer_id IN (?, ?) ORDER BY cidr",
+    )
       .bind(owner.account.id, other.account.id)
       .all<Row>();
     expect(ips.results).toEqual([
@@ -309,7 +311,9 @@ describe("listing, changing and deleting", () => {
     expect(locs(withProvider.body)).toEqual(["body.provider"]);
     const noProvider = await owner.client.patch(`${PATH}/${made.id}`, { kind: "voice_ai" });
     expect(noProvider.status).toBe(422);
-    expect(noProvider.body.detail).toEqual([{ loc: ["body", "provider"], msg: "provider is required for voice_ai destinations", type: "missing" }]);
+    expect(noProvider.body.detail).toEqual([
+      { loc: ["body", "provider"], msg: "provider is required for voice_ai destinations", type: "missing" },
+    ]);
     const rotate = await owner.client.patch(`${PATH}/${made.id}`, { rotate_webhook_token: true });
     expect(rotate.status).toBe(422);
     expect(locs(rotate.body)).toEqual(["body.rotate_webhook_token"]);
@@ -320,7 +324,13 @@ describe("credential, secret and key switches", () => {
   it("reports has_* and needs_* and clears each secret with its switch", async () => {
     const owner = await createAccount();
     const bare = await addDestination(owner, { kind: "voice_ai", provider: "elevenlabs" });
-    expect(bare).toMatchObject({ has_credential: false, needs_credential: true, has_webhook_secret: false, needs_webhook: true, has_provider_key: false });
+    expect(bare).toMatchObject({
+      has_credential: false,
+      needs_credential: true,
+      has_webhook_secret: false,
+      needs_webhook: true,
+      has_provider_key: false,
+    });
 
     const armed = await owner.client.patch(`${PATH}/${bare.id}`, {
       auth_username: "agent-user",
@@ -329,14 +339,25 @@ describe("credential, secret and key switches", () => {
       webhook_secret: `wh-${crypto.randomUUID()}`,
       provider_api_key: `sk-${crypto.randomUUID()}`,
     });
-    expect(armed.body).toMatchObject({ has_credential: true, needs_credential: false, has_webhook_secret: true, needs_webhook: false, has_provider_key: true });
+    expect(armed.body).toMatchObject({
+      has_credential: true,
+      needs_credential: false,
+      has_webhook_secret: true,
+      needs_webhook: false,
+      has_provider_key: true,
+    });
 
     // null leaves a write-only value as it is.
     const untouched = await owner.client.patch(`${PATH}/${bare.id}`, { auth_password: null, webhook_secret: null, provider_api_key: null });
     expect(untouched.body).toEqual(armed.body);
 
     const noCredential = await owner.client.patch(`${PATH}/${bare.id}`, { clear_credential: true });
-    expect(noCredential.body).toMatchObject({ has_credential: false, needs_credential: true, has_webhook_secret: true, has_provider_key: true });
+    expect(noCredential.body).toMatchObject({
+      has_credential: false,
+      needs_credential: true,
+      has_webhook_secret: true,
+      has_provider_key: true,
+    });
     expect(await rowOf(bare.id)).toMatchObject({ auth_username: null, auth_password_enc: null, auth_realm: null });
 
     const noSecret = await owner.client.patch(`${PATH}/${bare.id}`, { clear_webhook_secret: true });
@@ -550,7 +571,13 @@ describe("write-only secrets", () => {
     );
     expect(created.status).toBe(201);
     const id = (created.body as Row).id as string;
-    expect(created.body).toMatchObject({ has_credential: true, has_webhook_secret: true, has_provider_key: true, needs_credential: false, needs_webhook: false });
+    expect(created.body).toMatchObject({
+      has_credential: true,
+      has_webhook_secret: true,
+      has_provider_key: true,
+      needs_credential: false,
+      needs_webhook: false,
+    });
     keep(await owner.client.get(PATH));
     keep(await owner.client.patch(`${PATH}/${id}`, { label: "renamed" }));
     keep(await owner.client.patch(`${PATH}/${id}`, { rotate_webhook_token: true }));

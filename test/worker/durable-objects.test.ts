@@ -33,16 +33,12 @@ describe("AccountLedger credits", () => {
     const account = ledger(crypto.randomUUID());
     const createdAt = new Date().toISOString();
     await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        account.credit({ entryId: `topup-${i}`, type: "topup", amountMicros: 100_001, createdAt }),
-      ),
+      Array.from({ length: 50 }, (_, i) => account.credit({ entryId: `topup-${i}`, type: "topup", amountMicros: 100_001, createdAt })),
     );
     expect((await account.summary()).balance_micros).toBe(5_000_050);
     const { total, items } = await account.listEntries(500, 0);
     expect(total).toBe(50);
-    expect(items.map((e) => e.balance_after_micros).sort((x, y) => x - y)).toEqual(
-      Array.from({ length: 50 }, (_, i) => (i + 1) * 100_001),
-    );
+    expect(items.map((e) => e.balance_after_micros).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => (i + 1) * 100_001));
   });
 
   it("applies a retried credit once", async () => {

@@ -23,7 +23,11 @@ async function send(method: string, url: string, init: { headers?: Record<string
 }
 
 /** POST to the admin endpoints with the operator token (NODE_TOKEN when EXCHANGE_ADMIN_TOKEN is unset). */
-export function admin(path: string, body: Record<string, unknown>, token = (env.EXCHANGE_ADMIN_TOKEN as string | undefined) ?? env.NODE_TOKEN) {
+export function admin(
+  path: string,
+  body: Record<string, unknown>,
+  token = (env.EXCHANGE_ADMIN_TOKEN as string | undefined) ?? env.NODE_TOKEN,
+) {
   return send("POST", `${ORIGIN}${PREFIX}/admin${path}`, {
     headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
@@ -38,7 +42,11 @@ export type AccountOptions = {
 };
 
 /** A new exchange account with an API key of its role and an opening balance (USD). */
-export async function exchangeAccount(role: "buyer" | "seller", balanceUsd: number | string = 0, options: AccountOptions = {}): Promise<ExchangeAccount> {
+export async function exchangeAccount(
+  role: "buyer" | "seller",
+  balanceUsd: number | string = 0,
+  options: AccountOptions = {},
+): Promise<ExchangeAccount> {
   const limits = (name: string, value: number | null | undefined, fallback: number) =>
     value === null ? {} : { [name]: value ?? fallback };
   const res = await admin("/accounts", {
@@ -92,7 +100,13 @@ export type DigestOptions = {
 };
 
 /** The Authorization header answering a challenge. */
-export async function authorization(account: Pick<ExchangeAccount, "username" | "apiKey">, method: string, uri: string, challenge: Challenge, options: DigestOptions = {}) {
+export async function authorization(
+  account: Pick<ExchangeAccount, "username" | "apiKey">,
+  method: string,
+  uri: string,
+  challenge: Challenge,
+  options: DigestOptions = {},
+) {
   const algorithm = options.algorithm ?? challenge.algorithm ?? "MD5";
   const nc = (options.nc ?? 1).toString(16).padStart(8, "0");
   const cnonce = options.cnonce ?? crypto.randomUUID().replace(/-/g, "");
@@ -140,7 +154,13 @@ export async function challengeFor(method: string, path: string, form?: Form, pi
  * challenge of the chosen algorithm (SHA-256 by default, the server's first), the answer.
  * `path` is the full path, e.g. "/exchange/buyers/balance".
  */
-export async function digestRequest(account: Pick<ExchangeAccount, "username" | "apiKey">, method: string, path: string, form?: Form, options: DigestOptions = {}): Promise<Reply & { challenge: Challenge }> {
+export async function digestRequest(
+  account: Pick<ExchangeAccount, "username" | "apiKey">,
+  method: string,
+  path: string,
+  form?: Form,
+  options: DigestOptions = {},
+): Promise<Reply & { challenge: Challenge }> {
   const challenge = await challengeFor(method, path, form, options.algorithm ?? "SHA-256");
   const req = buildRequest(method, path, form);
   const auth = await authorization(account, method, req.uri, challenge, { ...options, algorithm: options.algorithm ?? "SHA-256" });
@@ -164,7 +184,12 @@ export async function legacySignature(controller: string, apiKey: string, apiLog
 }
 
 /** POST <legacy prefix>/<controller>.php with api_login, ts, signature and webapi=1 (each overridable). */
-export async function legacyRequest(account: Pick<ExchangeAccount, "username" | "apiKey">, controller: string, form: Form = {}, options: { ts?: number; key?: string; method?: "GET" | "POST" } = {}) {
+export async function legacyRequest(
+  account: Pick<ExchangeAccount, "username" | "apiKey">,
+  controller: string,
+  form: Form = {},
+  options: { ts?: number; key?: string; method?: "GET" | "POST" } = {},
+) {
   const ts = options.ts ?? Math.floor(Date.now() / 1000);
   const signature = await legacySignature(controller, options.key ?? account.apiKey, account.username, ts);
   return rawRequest(options.method ?? "POST", `${LEGACY_PREFIX}/${controller}.php`, {

@@ -67,7 +67,16 @@ describe("transitions", () => {
       await expectFailure(notify({ iccid, operation }), 409, "operation", /DELETED/);
     }
     const log = await logOf(iccid);
-    expect(log.results.filter((r) => r.error).map((r) => r.operation)).toEqual(["enable", "install", "delete", "disable", "download", "install", "enable", "disable"]);
+    expect(log.results.filter((r) => r.error).map((r) => r.operation)).toEqual([
+      "enable",
+      "install",
+      "delete",
+      "disable",
+      "download",
+      "install",
+      "enable",
+      "disable",
+    ]);
   });
 
   it("answers unknown ICCID for an eSIM never issued", async () => {
@@ -77,7 +86,11 @@ describe("transitions", () => {
   it("acknowledges a repeated notification (same state, or same seq_number) without effect", async () => {
     const { iccid } = await bought();
     expect(await notify({ iccid, operation: "download", seq_number: 7 })).toMatchObject({ changed: true, duplicate: false });
-    expect(await notify({ iccid, operation: "download", seq_number: 7 })).toMatchObject({ esim_status: "DOWNLOADED", changed: false, duplicate: true });
+    expect(await notify({ iccid, operation: "download", seq_number: 7 })).toMatchObject({
+      esim_status: "DOWNLOADED",
+      changed: false,
+      duplicate: true,
+    });
     expect(await notify({ iccid, operation: "download" })).toMatchObject({ esim_status: "DOWNLOADED", changed: false, duplicate: false });
   });
 
@@ -124,7 +137,12 @@ describe("usage", () => {
     const { seller, buyer, iccid } = await bought();
     const topup = await publishTopupPackage(seller);
     for (const operation of ["download", "install", "delete"] as const) await notify({ iccid, operation });
-    await expectFailure(purchaseTopup(deps(), buyer, { i_account: buyer.iAccount, iccid, package_type_id: topup.package_type_id }), 409, "iccid", /deleted/);
+    await expectFailure(
+      purchaseTopup(deps(), buyer, { i_account: buyer.iAccount, iccid, package_type_id: topup.package_type_id }),
+      409,
+      "iccid",
+      /deleted/,
+    );
   });
 });
 
@@ -135,7 +153,11 @@ describe("the notification endpoint", () => {
     const ts = sign.ts ?? Math.floor(Date.now() / 1000);
     const signature = sign.signature ?? (await signNotification(sign.secret ?? (await notifySecret(deps())), ts, body));
     const res = await exports.default.fetch(
-      new Request(url, { method: "POST", headers: { "content-type": "application/json", "x-smdp-timestamp": String(ts), "x-smdp-signature": signature }, body }),
+      new Request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-smdp-timestamp": String(ts), "x-smdp-signature": signature },
+        body,
+      }),
     );
     return { status: res.status, body: (await res.json()) as any };
   }
@@ -153,7 +175,9 @@ describe("the notification endpoint", () => {
     expect(await post(body, { signature: "sha256=" + "0".repeat(64) })).toMatchObject({ status: 401, body: { status: "error" } });
     expect(await post(body, { secret: "x".repeat(40) })).toMatchObject({ status: 401 });
     expect(await post(body, { ts: Math.floor(Date.now() / 1000) - 3600 })).toMatchObject({ status: 401, body: { message: /timestamp/i } });
-    const unsigned = await exports.default.fetch(new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body }));
+    const unsigned = await exports.default.fetch(
+      new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body }),
+    );
     expect(unsigned.status).toBe(401);
     // The signature covers the body: a changed body with the old signature is refused.
     const ts = Math.floor(Date.now() / 1000);
@@ -164,10 +188,22 @@ describe("the notification endpoint", () => {
 
   it("names the field of a bad notification, and answers 409 for an impossible transition", async () => {
     const { iccid } = await bought();
-    expect(await post(JSON.stringify({ iccid, operation: "explode" }))).toMatchObject({ status: 400, body: { status: "error", message: /^operation: / } });
-    expect(await post(JSON.stringify({ iccid: "12", operation: "download" }))).toMatchObject({ status: 400, body: { message: /^iccid: / } });
-    expect(await post(JSON.stringify({ iccid, operation: "usage", data_used_bytes: -1 }))).toMatchObject({ status: 400, body: { message: /^data_used_bytes: / } });
+    expect(await post(JSON.stringify({ iccid, operation: "explode" }))).toMatchObject({
+      status: 400,
+      body: { status: "error", message: /^operation: / },
+    });
+    expect(await post(JSON.stringify({ iccid: "12", operation: "download" }))).toMatchObject({
+      status: 400,
+      body: { message: /^iccid: / },
+    });
+    expect(await post(JSON.stringify({ iccid, operation: "usage", data_used_bytes: -1 }))).toMatchObject({
+      status: 400,
+      body: { message: /^data_used_bytes: / },
+    });
     expect(await post("not json")).toMatchObject({ status: 400, body: { message: /^body: / } });
-    expect(await post(JSON.stringify({ iccid, operation: "enable" }))).toMatchObject({ status: 409, body: { status: "error", message: /^operation: cannot enable/ } });
+    expect(await post(JSON.stringify({ iccid, operation: "enable" }))).toMatchObject({
+      status: 409,
+      body: { status: "error", message: /^operation: cannot enable/ },
+    });
   });
 });

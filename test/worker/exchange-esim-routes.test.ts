@@ -12,8 +12,20 @@ type Client = ReturnType<typeof exchangeClient>;
 async function sellerWithPackages() {
   const seller = await exchangeAccount("seller");
   const client = exchangeClient(seller);
-  const pkg = await client.post("/sellers/esim/packages/publish", { name: "France 5 GB", countries: "FRANCE", data_gb: "5", validity_days: "30", price: "4.50" });
-  const topup = await client.post("/sellers/esim/topups/publish", { name: "France +1 GB", supported_countries: "FRANCE", data_GB: "1", validity_days: "7", price: "2" });
+  const pkg = await client.post("/sellers/esim/packages/publish", {
+    name: "France 5 GB",
+    countries: "FRANCE",
+    data_gb: "5",
+    validity_days: "30",
+    price: "4.50",
+  });
+  const topup = await client.post("/sellers/esim/topups/publish", {
+    name: "France +1 GB",
+    supported_countries: "FRANCE",
+    data_GB: "1",
+    validity_days: "7",
+    price: "2",
+  });
   expect([pkg.status, topup.status]).toEqual([200, 200]);
   return { seller, iEsimPackage: pkg.body.package.i_esim_package as number, packageTypeId: topup.body.topup.package_type_id as number };
 }
@@ -37,9 +49,20 @@ describe("the buyer's eSIM flow", () => {
     expect(names.every((n: string) => n === n.toUpperCase())).toBe(true);
     expect(countries.body.countries).toContainEqual({ name: "FRANCE", iso2: "FR" });
 
-    const market = await client.post("/buyers/esim/market", { country: "FRANCE", esim_vendor: seller.username, data_GB: "5", max_price: "5" });
+    const market = await client.post("/buyers/esim/market", {
+      country: "FRANCE",
+      esim_vendor: seller.username,
+      data_GB: "5",
+      max_price: "5",
+    });
     expect(market.body).toMatchObject({ status: "success", total: 1, pager: 20, off: 0 });
-    expect(market.body.packages[0]).toMatchObject({ i_esim_package: iEsimPackage, price_with_fee: 4.95, validity_days: 30, data_gb: 5, esim_vendor: seller.username });
+    expect(market.body.packages[0]).toMatchObject({
+      i_esim_package: iEsimPackage,
+      price_with_fee: 4.95,
+      validity_days: 30,
+      data_gb: 5,
+      esim_vendor: seller.username,
+    });
 
     const bought = await client.post("/buyers/esim/purchase", { i_account: buyer.iAccount, i_esim_package: iEsimPackage });
     expect(bought.status, JSON.stringify(bought.body)).toBe(200);
@@ -53,11 +76,31 @@ describe("the buyer's eSIM flow", () => {
 
     const listed = await client.post("/buyers/esim/list", { iccid, pager: 10, off: 0 });
     expect(listed.body).toMatchObject({ status: "success", total: 1 });
-    expect(listed.body.esims[0]).toMatchObject({ iccid, esim_status: "RELEASED", lpa, package_name: "France 5 GB", amount_charged: 4.95, days_left_to_expiry: 30, data_allowance_bytes: 5 * 1024 ** 3 });
+    expect(listed.body.esims[0]).toMatchObject({
+      iccid,
+      esim_status: "RELEASED",
+      lpa,
+      package_name: "France 5 GB",
+      amount_charged: 4.95,
+      days_left_to_expiry: 30,
+      data_allowance_bytes: 5 * 1024 ** 3,
+    });
     expect(readQr(listed.body.esims[0].qr_base64)).toBe(lpa);
 
     const topups = await client.post("/buyers/esim/topup/list", { iccid });
-    expect(topups.body).toMatchObject({ status: "success", packages: [{ package_type_id: packageTypeId, price_with_fee: 2.2, data_GB: 1, validity_days: 7, activation_policy: "immediate", supported_countries: ["FRANCE"] }] });
+    expect(topups.body).toMatchObject({
+      status: "success",
+      packages: [
+        {
+          package_type_id: packageTypeId,
+          price_with_fee: 2.2,
+          data_GB: 1,
+          validity_days: 7,
+          activation_policy: "immediate",
+          supported_countries: ["FRANCE"],
+        },
+      ],
+    });
 
     const topped = await client.post("/buyers/esim/topup/purchase", { iccid, package_type_id: packageTypeId, i_account: buyer.iAccount });
     expect(topped.body).toMatchObject({ status: "success", data_allowance_bytes: 6 * 1024 ** 3, days_left_to_expiry: 37 });
@@ -65,7 +108,12 @@ describe("the buyer's eSIM flow", () => {
 
     const now = new Date();
     const fmt = (d: Date) => d.toISOString().slice(0, 19).replace("T", " ");
-    const orders = await client.post("/buyers/esim/orders", { date_from: fmt(new Date(now.getTime() - 3_600_000)), date_to: fmt(new Date(now.getTime() + 3_600_000)), pager: 10, off: 0 });
+    const orders = await client.post("/buyers/esim/orders", {
+      date_from: fmt(new Date(now.getTime() - 3_600_000)),
+      date_to: fmt(new Date(now.getTime() + 3_600_000)),
+      pager: 10,
+      off: 0,
+    });
     expect(orders.body.status).toBe("success");
     expect(orders.body.orders.map((o: any) => [o.order_type, o.order_uuid, o.amount_charged, o.status, o.iccid])).toEqual([
       ["top-up", topped.body.order_uuid, 2.2, "complete", iccid],
@@ -79,10 +127,13 @@ describe("the buyer's eSIM flow", () => {
     const { iEsimPackage } = await sellerWithPackages(); // 4.95 each
     const buyer = await exchangeAccount("buyer", "49.57"); // 10 x 4.95 = 49.50
     const client = exchangeClient(buyer);
-    const replies = await Promise.all(Array.from({ length: 50 }, () => client.post("/buyers/esim/purchase", { i_account: buyer.iAccount, i_esim_package: iEsimPackage })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () => client.post("/buyers/esim/purchase", { i_account: buyer.iAccount, i_esim_package: iEsimPackage })),
+    );
     const ok = replies.filter((r) => r.status === 200);
     expect(ok).toHaveLength(10);
-    for (const r of replies.filter((r) => r.status !== 200)) expect(r).toMatchObject({ status: 402, body: { status: "error", message: "i_account: insufficient balance" } });
+    for (const r of replies.filter((r) => r.status !== 200))
+      expect(r).toMatchObject({ status: 402, body: { status: "error", message: "i_account: insufficient balance" } });
     for (const r of ok) {
       expect(passesLuhn(r.body.iccid)).toBe(true);
       expect(readQr(r.body.qr_base64)).toBe(r.body.lpa);
@@ -102,9 +153,14 @@ describe("the buyer's eSIM flow", () => {
     expect((await them.post("/buyers/esim/list", { iccid })).body).toMatchObject({ status: "success", total: 0, esims: [] });
     expect((await them.post("/buyers/esim/orders", {})).body).toMatchObject({ status: "success", total: 0 });
     expect((await them.post("/buyers/esim/topup/list", { iccid })).body).toEqual({ status: "error", message: "iccid: unknown ICCID" });
-    expect((await them.post("/buyers/esim/topup/purchase", { iccid, package_type_id: packageTypeId, i_account: stranger.iAccount })).body).toEqual({ status: "error", message: "iccid: unknown ICCID" });
+    expect(
+      (await them.post("/buyers/esim/topup/purchase", { iccid, package_type_id: packageTypeId, i_account: stranger.iAccount })).body,
+    ).toEqual({ status: "error", message: "iccid: unknown ICCID" });
     // Nor may it charge the owner's account.
-    expect((await them.post("/buyers/esim/purchase", { i_account: owner.iAccount, i_esim_package: iEsimPackage })).body).toEqual({ status: "error", message: "i_account: unknown account" });
+    expect((await them.post("/buyers/esim/purchase", { i_account: owner.iAccount, i_esim_package: iEsimPackage })).body).toEqual({
+      status: "error",
+      message: "i_account: unknown account",
+    });
     expect(await balanceOf(them)).toBe(20);
     expect(await balanceOf(exchangeClient(owner))).toBe(15.05);
   });
@@ -117,7 +173,11 @@ describe("bad input on every endpoint", () => {
     const client = exchangeClient(buyer);
     const bought = await client.post("/buyers/esim/purchase", { i_account: buyer.iAccount, i_esim_package: iEsimPackage });
     const iccid = bought.body.iccid as string;
-    const before = { balance: await balanceOf(client), esims: await count("esims", buyer.iAccount), orders: await count("esim_orders", buyer.iAccount) };
+    const before = {
+      balance: await balanceOf(client),
+      esims: await count("esims", buyer.iAccount),
+      orders: await count("esim_orders", buyer.iAccount),
+    };
 
     const cases: [string, Record<string, string | number>, number, RegExp][] = [
       ["/buyers/esim/market", { country: "NEVERLAND" }, 400, /^country: unknown country/],
@@ -135,14 +195,24 @@ describe("bad input on every endpoint", () => {
       ["/buyers/esim/list", { pager: "1000" }, 400, /^pager: /],
       ["/buyers/esim/orders", { date_from: "2026-01-01T00:00:00Z" }, 400, /^date_from: /],
       ["/buyers/esim/orders", { date_to: "2026-02-30 00:00:00" }, 400, /^date_to: /],
-      ["/buyers/esim/orders", { date_from: "2026-02-01 00:00:00", date_to: "2026-01-01 00:00:00" }, 400, /^date_to: must not be before date_from/],
+      [
+        "/buyers/esim/orders",
+        { date_from: "2026-02-01 00:00:00", date_to: "2026-01-01 00:00:00" },
+        400,
+        /^date_to: must not be before date_from/,
+      ],
       ["/buyers/esim/topup/list", {}, 400, /^iccid: required/],
       ["/buyers/esim/topup/list", { iccid: "1234567890123456789012345" }, 400, /^iccid: /],
       ["/buyers/esim/topup/list", { iccid: "8944990000000000000" }, 404, /^iccid: unknown ICCID/],
       ["/buyers/esim/topup/purchase", { package_type_id: packageTypeId, i_account: buyer.iAccount }, 400, /^iccid: required/],
       ["/buyers/esim/topup/purchase", { iccid, i_account: buyer.iAccount }, 400, /^package_type_id: required/],
       ["/buyers/esim/topup/purchase", { iccid, package_type_id: packageTypeId }, 400, /^i_account: required/],
-      ["/buyers/esim/topup/purchase", { iccid, package_type_id: 987_654_321, i_account: buyer.iAccount }, 404, /^package_type_id: unknown top-up package/],
+      [
+        "/buyers/esim/topup/purchase",
+        { iccid, package_type_id: 987_654_321, i_account: buyer.iAccount },
+        404,
+        /^package_type_id: unknown top-up package/,
+      ],
       ["/buyers/iothistory", {}, 400, /^date_from: required/],
       ["/buyers/iot/devices", { iccid }, 400, /^device: required/],
     ];
@@ -150,7 +220,11 @@ describe("bad input on every endpoint", () => {
       const res = await client.post(path, form);
       expect({ path, status: res.status, body: res.body }).toMatchObject({ path, status, body: { status: "error", message } });
     }
-    expect({ balance: await balanceOf(client), esims: await count("esims", buyer.iAccount), orders: await count("esim_orders", buyer.iAccount) }).toEqual(before);
+    expect({
+      balance: await balanceOf(client),
+      esims: await count("esims", buyer.iAccount),
+      orders: await count("esim_orders", buyer.iAccount),
+    }).toEqual(before);
   });
 
   it("refuses a wrong key with a Digest challenge, and a seller key on buyer endpoints", async () => {
@@ -177,6 +251,9 @@ describe("legacy v1", () => {
     const listed = await legacyRequest(buyer, "esim_list", { iccid: bought.body.iccid });
     expect(listed.body.esims).toHaveLength(1);
     expect((await legacyRequest(buyer, "esim_countries", {})).body.countries.length).toBeGreaterThan(240);
-    expect((await legacyRequest(buyer, "esim_purchase", { i_account: buyer.iAccount, i_esim_package: "x" })).body).toEqual({ status: "error", message: "i_esim_package: must be an integer" });
+    expect((await legacyRequest(buyer, "esim_purchase", { i_account: buyer.iAccount, i_esim_package: "x" })).body).toEqual({
+      status: "error",
+      message: "i_esim_package: must be an integer",
+    });
   });
 });

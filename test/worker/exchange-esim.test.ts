@@ -131,7 +131,11 @@ describe("purchase", () => {
     await expectFailure(purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: 999_999_999 }), 404, "i_esim_package");
     await expectFailure(purchaseEsim(deps(), buyer, { i_account: other.iAccount, i_esim_package: pkg.i_esim_package }), 404, "i_account");
     await withdrawPackage(deps(), seller, pkg.i_esim_package);
-    await expectFailure(purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: pkg.i_esim_package }), 404, "i_esim_package");
+    await expectFailure(
+      purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: pkg.i_esim_package }),
+      404,
+      "i_esim_package",
+    );
     expect(await balanceMicros(buyer.iAccount)).toBe(100_000_000);
     expect(await balanceMicros(other.iAccount)).toBe(100_000_000);
     expect(await rows("esim_orders", buyer.iAccount)).toBe(0);
@@ -145,7 +149,8 @@ describe("inventory", () => {
     const buyer = await account("buyer", 100);
     const other = await account("buyer", 100);
     const bought = [];
-    for (let i = 0; i < 3; i++) bought.push(await purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: pkg.i_esim_package }));
+    for (let i = 0; i < 3; i++)
+      bought.push(await purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: pkg.i_esim_package }));
     const theirs = await purchaseEsim(deps(), other, { i_account: other.iAccount, i_esim_package: pkg.i_esim_package });
 
     const all = await list(buyer.iAccount);
@@ -184,8 +189,20 @@ describe("orders", () => {
 
     const all = await orders(buyer.iAccount);
     expect(all.orders.map((o) => o.order_type)).toEqual(["top-up", "purchase"]);
-    expect(all.orders[0]).toMatchObject({ order_uuid: t.order_uuid, amount_charged: 1.1, status: "complete", iccid: esim.iccid, package_name: topup.name });
-    expect(all.orders[1]).toMatchObject({ i_esim_order: esim.i_esim_order, order_uuid: esim.order_uuid, amount_charged: 2.2, status: "complete", package_name: pkg.name });
+    expect(all.orders[0]).toMatchObject({
+      order_uuid: t.order_uuid,
+      amount_charged: 1.1,
+      status: "complete",
+      iccid: esim.iccid,
+      package_name: topup.name,
+    });
+    expect(all.orders[1]).toMatchObject({
+      i_esim_order: esim.i_esim_order,
+      order_uuid: esim.order_uuid,
+      amount_charged: 2.2,
+      status: "complete",
+      package_name: pkg.name,
+    });
     expect(all.orders[1]!.create_ts).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
 
     const ts = all.orders[1]!.create_ts;
@@ -213,7 +230,13 @@ describe("market", () => {
 
     const japan = await market({ ...mine, country: "JAPAN" });
     expect(japan.packages.map((p) => p.i_esim_package)).toEqual([b.i_esim_package, a.i_esim_package, c.i_esim_package]);
-    expect(japan.packages[0]).toMatchObject({ price_with_fee: 1.1, data_gb: 0.5, validity_days: 30, esim_vendor: seller.username, i_vendor: seller.iAccount });
+    expect(japan.packages[0]).toMatchObject({
+      price_with_fee: 1.1,
+      data_gb: 0.5,
+      validity_days: 30,
+      esim_vendor: seller.username,
+      i_vendor: seller.iAccount,
+    });
     expect((await market({ esim_vendor: seller.username, country: "japan" })).total).toBe(3);
     expect((await market({ ...mine, country: "SOUTH KOREA" })).packages.map((p) => p.i_esim_package)).toEqual([b.i_esim_package]);
     expect((await market({ ...mine, max_price: "3.30" })).packages.map((p) => p.price_with_fee)).toEqual([1.1, 2.2, 3.3]);
@@ -232,7 +255,11 @@ describe("market", () => {
     expect((await market({ i_vendor: String(seller.iAccount) })).total).toBe(1);
     await env.DB.prepare("UPDATE exchange_accounts SET status = 'suspended' WHERE i_account = ?").bind(seller.iAccount).run();
     expect((await market({ i_vendor: String(seller.iAccount) })).total).toBe(0);
-    await expectFailure(purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: pkg.i_esim_package }), 404, "i_esim_package");
+    await expectFailure(
+      purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: pkg.i_esim_package }),
+      404,
+      "i_esim_package",
+    );
   });
 
   it("names the field of every bad filter", async () => {
@@ -279,18 +306,35 @@ describe("top-ups", () => {
     const { seller, buyer, esim } = await setup();
     const topup = await publishTopupPackage(seller, { supported_countries: ["FRANCE", "ITALY"], data_GB: 5, validity_days: 7, price: "3" });
     const before = await balanceMicros(buyer.iAccount);
-    const result = await purchaseTopup(deps(), buyer, { i_account: buyer.iAccount, iccid: esim.iccid, package_type_id: topup.package_type_id });
+    const result = await purchaseTopup(deps(), buyer, {
+      i_account: buyer.iAccount,
+      iccid: esim.iccid,
+      package_type_id: topup.package_type_id,
+    });
     expect(result.order_uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(result).toMatchObject({ amount_charged: 3.3, data_allowance_bytes: 6 * GB, days_left_to_expiry: 17 });
     expect(await balanceMicros(buyer.iAccount)).toBe(before - 3_300_000);
-    expect(await only(buyer.iAccount, esim.iccid)).toMatchObject({ data_allowance_bytes: 6 * GB, days_left_to_expiry: 17, pending_validity_days: 0 });
+    expect(await only(buyer.iAccount, esim.iccid)).toMatchObject({
+      data_allowance_bytes: 6 * GB,
+      days_left_to_expiry: 17,
+      pending_validity_days: 0,
+    });
   });
 
   it("keeps on_first_use validity pending until the eSIM is enabled, the data at once", async () => {
     const { seller, buyer, esim } = await setup();
-    const topup = await publishTopupPackage(seller, { supported_countries: ["FRANCE", "ITALY"], data_GB: 1, validity_days: 5, activation_policy: "on_first_use" });
+    const topup = await publishTopupPackage(seller, {
+      supported_countries: ["FRANCE", "ITALY"],
+      data_GB: 1,
+      validity_days: 5,
+      activation_policy: "on_first_use",
+    });
     await purchaseTopup(deps(), buyer, { i_account: buyer.iAccount, iccid: esim.iccid, package_type_id: topup.package_type_id });
-    expect(await only(buyer.iAccount, esim.iccid)).toMatchObject({ data_allowance_bytes: 2 * GB, days_left_to_expiry: 10, pending_validity_days: 5 });
+    expect(await only(buyer.iAccount, esim.iccid)).toMatchObject({
+      data_allowance_bytes: 2 * GB,
+      days_left_to_expiry: 10,
+      pending_validity_days: 5,
+    });
   });
 
   it("makes a limited eSIM unlimited with an unlimited top-up", async () => {
@@ -312,7 +356,11 @@ describe("top-ups", () => {
     await expectFailure(topup(buyer, { package_type_id: 999_999_999 }), 404, "package_type_id");
     await expectFailure(topup(stranger, {}), 404, "iccid", /unknown ICCID/);
     await expectFailure(topup(buyer, {}), 402, "i_account");
-    await expectFailure(purchaseTopup(deps(), buyer, { i_account: stranger.iAccount, iccid: esim.iccid, package_type_id: fits.package_type_id }), 404, "i_account");
+    await expectFailure(
+      purchaseTopup(deps(), buyer, { i_account: stranger.iAccount, iccid: esim.iccid, package_type_id: fits.package_type_id }),
+      404,
+      "i_account",
+    );
     expect(await balanceMicros(buyer.iAccount)).toBe(before);
     expect(await balanceMicros(stranger.iAccount)).toBe(1_000_000_000);
     expect(await rows("esim_orders", buyer.iAccount)).toBe(1);

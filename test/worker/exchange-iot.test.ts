@@ -47,10 +47,16 @@ describe("devices", () => {
   it("refuses another account's eSIM and bad fields, naming them", async () => {
     const { iccid } = await deviceSetup();
     const stranger = exchangeClient(await exchangeAccount("buyer", 1));
-    expect((await stranger.post("/buyers/iot/devices", { iccid, device: "x" })).body).toEqual({ status: "error", message: "iccid: unknown ICCID" });
+    expect((await stranger.post("/buyers/iot/devices", { iccid, device: "x" })).body).toEqual({
+      status: "error",
+      message: "iccid: unknown ICCID",
+    });
     expect((await stranger.post("/buyers/iot/devices", { iccid: "123", device: "x" })).body.message).toMatch(/^iccid: /);
     expect((await stranger.post("/buyers/iot/devices", { iccid, device: "bad device!" })).body.message).toMatch(/^device: /);
-    expect((await stranger.post("/buyers/iot/devices/delete", { device: "meter-1" })).body).toEqual({ status: "error", message: "device: unknown device" });
+    expect((await stranger.post("/buyers/iot/devices/delete", { device: "meter-1" })).body).toEqual({
+      status: "error",
+      message: "device: unknown device",
+    });
   });
 
   it("rotates the token when the device is registered again; the old one stops working", async () => {
@@ -75,7 +81,10 @@ describe("ingestion", () => {
     expect(second.status, JSON.stringify(second.body)).toBe(200);
     expect(await balanceMicros(buyer.iAccount)).toBe(before - 2 * charge());
 
-    const history = await exchangeClient(buyer).post("/buyers/iothistory", { date_from: "2000-01-01 00:00:00", date_to: "2099-12-31 23:59:59" });
+    const history = await exchangeClient(buyer).post("/buyers/iothistory", {
+      date_from: "2000-01-01 00:00:00",
+      date_to: "2099-12-31 23:59:59",
+    });
     expect(history.body).toMatchObject({ status: "success", total: 2 });
     expect(history.body.events.map((e: any) => [e.topic, e.payload, e.direction])).toEqual([
       ["meters/1/config", '{"interval":60}', "outbound"],
@@ -106,7 +115,10 @@ describe("ingestion", () => {
     expect(await sendEvent("iot_" + "A".repeat(43), { topic: "t" })).toMatchObject({ status: 401 });
     expect(await sendEvent(token, {})).toMatchObject({ status: 400, body: { message: "topic: required" } });
     expect(await sendEvent(token, { topic: "t", direction: "sideways" })).toMatchObject({ status: 400, body: { message: /^direction: / } });
-    expect(await sendEvent(token, { topic: "t", payload: "x".repeat(20_000) })).toMatchObject({ status: 400, body: { message: /^payload: / } });
+    expect(await sendEvent(token, { topic: "t", payload: "x".repeat(20_000) })).toMatchObject({
+      status: 400,
+      body: { message: /^payload: / },
+    });
   });
 });
 
@@ -121,9 +133,15 @@ describe("history", () => {
     const range = parseFields(IotHistory, { date_from: "2000-01-01 00:00:00", date_to: "2099-01-01 00:00:00" });
     expect((await iotHistory(deps(), buyer.iAccount, range)).total).toBe(1);
     expect((await iotHistory(deps(), stranger.iAccount, range)).total).toBe(0);
-    const reversed = await exchangeClient(buyer).post("/buyers/iothistory", { date_from: "2026-02-01 00:00:00", date_to: "2026-01-01 00:00:00" });
+    const reversed = await exchangeClient(buyer).post("/buyers/iothistory", {
+      date_from: "2026-02-01 00:00:00",
+      date_to: "2026-01-01 00:00:00",
+    });
     expect(reversed).toMatchObject({ status: 400, body: { status: "error", message: "date_to: must not be before date_from" } });
-    const past = await exchangeClient(buyer).post("/buyers/iothistory", { date_from: "2000-01-01 00:00:00", date_to: "2000-01-02 00:00:00" });
+    const past = await exchangeClient(buyer).post("/buyers/iothistory", {
+      date_from: "2000-01-01 00:00:00",
+      date_to: "2000-01-02 00:00:00",
+    });
     expect(past.body).toMatchObject({ status: "success", total: 0, events: [] });
   });
 });

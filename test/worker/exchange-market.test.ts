@@ -12,7 +12,10 @@ async function seller() {
   return { account, client: exchangeClient(account) };
 }
 
-const rowCount = async (sql: string, ...params: unknown[]) => (await env.DB.prepare(sql).bind(...params).first<{ n: number }>())!.n;
+const rowCount = async (sql: string, ...params: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>())!.n;
 
 describe("sellers: eSIM packages", () => {
   it("publishes, updates and withdraws a package; the market follows", async () => {
@@ -28,7 +31,17 @@ describe("sellers: eSIM packages", () => {
     expect(published.status, JSON.stringify(published.body)).toBe(200);
     expect(published.body).toMatchObject({
       status: "success",
-      package: { name: "Europe 5 GB", countries: ["FRANCE", "GERMANY", "ITALY"], data_gb: 5, validity_days: 30, kind: "universal", price: 8.5, fee: 0.85, price_with_fee: 9.35, active: true },
+      package: {
+        name: "Europe 5 GB",
+        countries: ["FRANCE", "GERMANY", "ITALY"],
+        data_gb: 5,
+        validity_days: 30,
+        kind: "universal",
+        price: 8.5,
+        fee: 0.85,
+        price_with_fee: 9.35,
+        active: true,
+      },
     });
     const id = published.body.package.i_esim_package;
 
@@ -78,20 +91,41 @@ describe("sellers: eSIM packages", () => {
     ];
     for (const [form, message] of cases) {
       const res = await client.post("/sellers/esim/packages/publish", form);
-      expect({ status: res.status, body: res.body }, JSON.stringify(form)).toMatchObject({ status: 400, body: { status: "error", message } });
+      expect({ status: res.status, body: res.body }, JSON.stringify(form)).toMatchObject({
+        status: 400,
+        body: { status: "error", message },
+      });
     }
     expect(await rowCount("SELECT COUNT(*) AS n FROM esim_packages WHERE i_vendor = ?", account.iAccount)).toBe(0);
-    expect((await client.post("/sellers/esim/packages/update", { i_esim_package: 999_999 })).body).toEqual({ status: "error", message: "i_esim_package: unknown package" });
+    expect((await client.post("/sellers/esim/packages/update", { i_esim_package: 999_999 })).body).toEqual({
+      status: "error",
+      message: "i_esim_package: unknown package",
+    });
   });
 
   it("keeps a seller away from another seller's packages, and buyer keys away from seller endpoints", async () => {
     const first = await seller();
     const second = await seller();
-    const pkg = await first.client.post("/sellers/esim/packages/publish", { name: "P", countries: "FRANCE", data_gb: "1", validity_days: "7", price: "1" });
+    const pkg = await first.client.post("/sellers/esim/packages/publish", {
+      name: "P",
+      countries: "FRANCE",
+      data_gb: "1",
+      validity_days: "7",
+      price: "1",
+    });
     const id = pkg.body.package.i_esim_package;
-    expect((await second.client.post("/sellers/esim/packages/withdraw", { i_esim_package: id })).body).toEqual({ status: "error", message: "i_esim_package: unknown package" });
+    expect((await second.client.post("/sellers/esim/packages/withdraw", { i_esim_package: id })).body).toEqual({
+      status: "error",
+      message: "i_esim_package: unknown package",
+    });
     const buyer = await exchangeAccount("buyer", 0);
-    const asBuyer = await exchangeClient(buyer).post("/sellers/esim/packages/publish", { name: "P", countries: "FRANCE", data_gb: "1", validity_days: "7", price: "1" });
+    const asBuyer = await exchangeClient(buyer).post("/sellers/esim/packages/publish", {
+      name: "P",
+      countries: "FRANCE",
+      data_gb: "1",
+      validity_days: "7",
+      price: "1",
+    });
     expect(asBuyer.status).toBe(401);
   });
 });
@@ -99,12 +133,41 @@ describe("sellers: eSIM packages", () => {
 describe("sellers: top-ups", () => {
   it("publishes with data_GB and activation_policy, updates and withdraws", async () => {
     const { client } = await seller();
-    const res = await client.post("/sellers/esim/topups/publish", { name: "Top 1", supported_countries: "FRANCE,SPAIN", data_GB: "1", validity_days: "7", activation_policy: "on_first_use", price: "2" });
-    expect(res.body).toMatchObject({ status: "success", topup: { data_GB: 1, validity_days: 7, activation_policy: "on_first_use", supported_countries: ["FRANCE", "SPAIN"], price_with_fee: 2.2 } });
+    const res = await client.post("/sellers/esim/topups/publish", {
+      name: "Top 1",
+      supported_countries: "FRANCE,SPAIN",
+      data_GB: "1",
+      validity_days: "7",
+      activation_policy: "on_first_use",
+      price: "2",
+    });
+    expect(res.body).toMatchObject({
+      status: "success",
+      topup: {
+        data_GB: 1,
+        validity_days: 7,
+        activation_policy: "on_first_use",
+        supported_countries: ["FRANCE", "SPAIN"],
+        price_with_fee: 2.2,
+      },
+    });
     const id = res.body.topup.package_type_id;
-    expect((await client.post("/sellers/esim/topups/update", { package_type_id: id, activation_policy: "immediate", data_GB: "-1" })).body.topup).toMatchObject({ activation_policy: "immediate", data_GB: -1 });
+    expect(
+      (await client.post("/sellers/esim/topups/update", { package_type_id: id, activation_policy: "immediate", data_GB: "-1" })).body.topup,
+    ).toMatchObject({ activation_policy: "immediate", data_GB: -1 });
     expect((await client.post("/sellers/esim/topups/withdraw", { package_type_id: id })).body.topup.active).toBe(false);
-    expect((await client.post("/sellers/esim/topups/publish", { name: "T", supported_countries: "FRANCE", data_GB: "1", validity_days: "7", activation_policy: "later", price: "2" })).body.message).toMatch(/^activation_policy: /);
+    expect(
+      (
+        await client.post("/sellers/esim/topups/publish", {
+          name: "T",
+          supported_countries: "FRANCE",
+          data_GB: "1",
+          validity_days: "7",
+          activation_policy: "later",
+          price: "2",
+        })
+      ).body.message,
+    ).toMatch(/^activation_policy: /);
     expect((await client.post("/sellers/esim/topups/list", {})).body).toMatchObject({ total: 1 });
   });
 });
@@ -113,10 +176,20 @@ describe("sellers: voice and SMS rates, and the market view", () => {
   async function deck() {
     const a = await seller();
     const b = await seller();
-    const publish = (s: { client: ReturnType<typeof exchangeClient> }, form: Record<string, string>) => s.client.post("/sellers/rates/publish", form);
+    const publish = (s: { client: ReturnType<typeof exchangeClient> }, form: Record<string, string>) =>
+      s.client.post("/sellers/rates/publish", form);
     const r1 = await publish(a, { service: "voice", country: "UNITED KINGDOM", prefix: "+44", price: "0.0100", description: "UK fixed" });
-    expect(r1.body).toMatchObject({ status: "success", rate: { service: "voice", unit: "minute", country: "UNITED KINGDOM", prefix: "44", price: 0.01, fee: 0.001, price_with_fee: 0.011 } });
-    await publish(a, { service: "voice", country: "UNITED KINGDOM", prefix: "447", price: "0.02", description: "UK mobile, \"all networks\"" });
+    expect(r1.body).toMatchObject({
+      status: "success",
+      rate: { service: "voice", unit: "minute", country: "UNITED KINGDOM", prefix: "44", price: 0.01, fee: 0.001, price_with_fee: 0.011 },
+    });
+    await publish(a, {
+      service: "voice",
+      country: "UNITED KINGDOM",
+      prefix: "447",
+      price: "0.02",
+      description: 'UK mobile, "all networks"',
+    });
     await publish(b, { service: "voice", country: "UNITED KINGDOM", prefix: "447", price: "0.015" });
     await publish(b, { service: "sms", country: "FRANCE", prefix: "336", price: "0.03" });
     return { a, b, r1 };
@@ -124,9 +197,18 @@ describe("sellers: voice and SMS rates, and the market view", () => {
 
   it("publishes (again replaces the price), updates and withdraws rates", async () => {
     const { a, r1 } = await deck();
-    const again = await a.client.post("/sellers/rates/publish", { service: "voice", country: "UNITED KINGDOM", prefix: "44", price: "0.009" });
+    const again = await a.client.post("/sellers/rates/publish", {
+      service: "voice",
+      country: "UNITED KINGDOM",
+      prefix: "44",
+      price: "0.009",
+    });
     expect(again.body.rate).toMatchObject({ i_rate: r1.body.rate.i_rate, price: 0.009 });
-    const updated = await a.client.post("/sellers/rates/update", { i_rate: r1.body.rate.i_rate, price: "0.012", description: "UK geographic" });
+    const updated = await a.client.post("/sellers/rates/update", {
+      i_rate: r1.body.rate.i_rate,
+      price: "0.012",
+      description: "UK geographic",
+    });
     expect(updated.body.rate).toMatchObject({ price: 0.012, price_with_fee: 0.0132, description: "UK geographic" });
     expect((await a.client.post("/sellers/rates/withdraw", { i_rate: r1.body.rate.i_rate })).body.rate.active).toBe(false);
     expect((await a.client.post("/sellers/rates/list", {})).body.total).toBe(2);
@@ -158,10 +240,19 @@ describe("sellers: voice and SMS rates, and the market view", () => {
       ["447", 0.022, a.account.username],
     ]);
     expect(mine(await search({ prefix: "447", pager: 1000 })).map((r: any) => r.price_with_fee)).toEqual([0.0165, 0.022]);
-    expect(mine(await search({ service: "voice", max_price: "0.02", country: "UNITED KINGDOM", pager: 1000 })).map((r: any) => r.prefix)).toEqual(["44", "447"]);
+    expect(
+      mine(await search({ service: "voice", max_price: "0.02", country: "UNITED KINGDOM", pager: 1000 })).map((r: any) => r.prefix),
+    ).toEqual(["44", "447"]);
     expect((await search({ i_vendor: both })).rates.map((r: any) => r.prefix)).toEqual(["44", "447"]);
     expect((await search({ vendor: b.account.username, service: "sms" })).rates).toEqual([
-      expect.objectContaining({ service: "sms", unit: "message", country: "FRANCE", prefix: "336", price_with_fee: 0.033, currency: "USD" }),
+      expect.objectContaining({
+        service: "sms",
+        unit: "message",
+        country: "FRANCE",
+        prefix: "336",
+        price_with_fee: 0.033,
+        currency: "USD",
+      }),
     ]);
     const page = await search({ i_vendor: both, pager: 1, off: 1 });
     expect(page).toMatchObject({ total: 2, pager: 1, off: 1, rates: [{ prefix: "447" }] });

@@ -16,12 +16,7 @@ export async function addWhitelistEntry(session: Session, cidr: string, override
 }
 
 /** POST /api/customer/routing-rules; asserts 201 and returns the rule. */
-export async function addRoutingRule(
-  session: Session,
-  prefix: string,
-  destinationId: string,
-  overrides: Record<string, unknown> = {},
-) {
+export async function addRoutingRule(session: Session, prefix: string, destinationId: string, overrides: Record<string, unknown> = {}) {
   const res = await session.client.post("/api/customer/routing-rules", { prefix, destination_id: destinationId, ...overrides });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;

@@ -68,7 +68,12 @@ describe("POST /api/customer/destinations/{id}/check", () => {
     const d = await addDestination(owner, { host: "dead.sbc.test" });
     await connectNode("node-b", () => ({ ok: true, result: { code: null, rtt_ms: null, error: "no response in 2 s" } }));
     const res = await owner.client.post(`/api/customer/destinations/${d.id}/check`);
-    expect(res.body).toMatchObject({ monitor_status: "down", monitor_last_code: null, monitor_last_error: "no response in 2 s", monitor_enabled: false });
+    expect(res.body).toMatchObject({
+      monitor_status: "down",
+      monitor_last_code: null,
+      monitor_last_error: "no response in 2 s",
+      monitor_enabled: false,
+    });
   });
 
   it("gives up after 4 seconds when the node does not report", async () => {

@@ -110,7 +110,9 @@ describe("two-factor sign-in", () => {
     // A clone of the authenticator signs the fresh challenge with a counter it already used.
     authenticator.signCount -= 1;
     const cloned = await authenticator.assert(second.body.passkey_options);
-    const clonedRes = await request("POST", "/api/auth/login/passkey", { body: { login_token: second.body.login_token, assertion: cloned } });
+    const clonedRes = await request("POST", "/api/auth/login/passkey", {
+      body: { login_token: second.body.login_token, assertion: cloned },
+    });
     expect(clonedRes.status).toBe(401);
   });
 
@@ -123,7 +125,9 @@ describe("two-factor sign-in", () => {
     const tampered = step.body.login_token.slice(0, -4) + "AAAA";
     expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: tampered, assertion } })).status).toBe(401);
     const stranger = await (await SoftwareAuthenticator.create()).assert(step.body.passkey_options);
-    expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: step.body.login_token, assertion: stranger } })).status).toBe(401);
+    expect(
+      (await request("POST", "/api/auth/login/passkey", { body: { login_token: step.body.login_token, assertion: stranger } })).status,
+    ).toBe(401);
     // An access token is not a login_token either.
     expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: owner.token, assertion } })).status).toBe(401);
   });
@@ -153,7 +157,9 @@ describe("member enrolment on a two-factor account", () => {
     const next = await passwordStep(member.email, member.password);
     expect(next.body.login_token).toBeTypeOf("string");
     const assertion = await device.assert(next.body.passkey_options);
-    expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: next.body.login_token, assertion } })).status).toBe(200);
+    expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: next.body.login_token, assertion } })).status).toBe(
+      200,
+    );
   });
 
   it("answers 409 passkey_already_registered for a credential someone already holds, 401 for a bad token", async () => {
@@ -163,7 +169,9 @@ describe("member enrolment on a two-factor account", () => {
     await registerPasskey(owner, ownerDevice);
     const step = await passwordStep(member.email, member.password);
     const reused = await ownerDevice.register(step.body.passkey_options);
-    const dup = await request("POST", "/api/auth/login/passkey/enroll", { body: { enroll_token: step.body.enroll_token, credential: reused } });
+    const dup = await request("POST", "/api/auth/login/passkey/enroll", {
+      body: { enroll_token: step.body.enroll_token, credential: reused },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ detail: "passkey_already_registered" });
     const bad = await request("POST", "/api/auth/login/passkey/enroll", { body: { enroll_token: "nope", credential: reused } });

@@ -10,9 +10,11 @@ describe("secrets", () => {
     const member = await addMember(owner);
     const browser = await signInBrowser(owner.email, owner.password);
     const key = (await owner.client.post("/api/auth/api-keys", { name: "k" })).body.key as string;
-    const hashes = (await env.DB.prepare("SELECT password_hash FROM users WHERE customer_id = ?").bind(owner.account.id).all<{
-      password_hash: string;
-    }>()).results.map((r) => r.password_hash);
+    const hashes = (
+      await env.DB.prepare("SELECT password_hash FROM users WHERE customer_id = ?").bind(owner.account.id).all<{
+        password_hash: string;
+      }>()
+    ).results.map((r) => r.password_hash);
     const secrets = [owner.password, member.password, key, browser.cookie.split("=")[1]!, ...hashes];
 
     const replies = [

@@ -104,7 +104,10 @@ async function recordedCall(owner: Session): Promise<string> {
   const at = (ms: number) => new Date(t0 + ms).toISOString();
   await node.event(ticket.call_id, { type: "answered", at: at(1_000) });
   await node.event(ticket.call_id, { type: "ended", at: at(31_000), answered_at: at(1_000), sip_code: 200, hangup_by: "caller" });
-  for (const [name, bytes] of [["recording.wav", wav()], ["caller.pcap", pcap()]] as const) {
+  for (const [name, bytes] of [
+    ["recording.wav", wav()],
+    ["caller.pcap", pcap()],
+  ] as const) {
     const upload = await node.upload(ticket.call_id, name, bytes);
     expect(upload.status, JSON.stringify(upload.body)).toBe(200);
   }

@@ -25,7 +25,14 @@ describe("POST /api/customer/users", () => {
     const email = uniqueEmail("invitee");
     const res = await owner.client.post("/api/customer/users", { email: email.toUpperCase(), name: "Ada" });
     expect(res.status).toBe(201);
-    expect(res.body.user).toMatchObject({ email, name: "Ada", role: "member", is_active: true, must_change_password: true, last_login_at: null });
+    expect(res.body.user).toMatchObject({
+      email,
+      name: "Ada",
+      role: "member",
+      is_active: true,
+      must_change_password: true,
+      last_login_at: null,
+    });
     expect(res.body.welcome_email).toEqual({ sent: false, error: null, skipped_reason: "mail_not_configured" });
     expect(JSON.stringify(res.body)).not.toMatch(/password"?\s*:\s*"[^"]/);
 

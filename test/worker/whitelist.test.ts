@@ -17,11 +17,7 @@ const NOT_FOUND = { detail: "IP entry not found" };
 type Row = { id: string; customer_id: string; cidr: string; ip_version: number; range_start: string; range_end: string };
 
 const rowsOf = async (session: Session) =>
-  (
-    await env.DB.prepare("SELECT * FROM whitelist_ips WHERE customer_id = ? ORDER BY id")
-      .bind(session.account.id)
-      .all<Row>()
-  ).results;
+  (await env.DB.prepare("SELECT * FROM whitelist_ips WHERE customer_id = ? ORDER BY id").bind(session.account.id).all<Row>()).results;
 
 const rowById = (id: string) => env.DB.prepare("SELECT * FROM whitelist_ips WHERE id = ?").bind(id).first<Row>();
 
@@ -29,9 +25,7 @@ const rowById = (id: string) => env.DB.prepare("SELECT * FROM whitelist_ips WHER
 async function expectRegistryAgrees(session: Session) {
   const rows = await rowsOf(session);
   const claims = await registry().claimsOf(session.account.id);
-  expect(claims.map((c) => [c.entryId, c.start, c.end]).sort()).toEqual(
-    rows.map((r) => [r.id, r.range_start, r.range_end]).sort(),
-  );
+  expect(claims.map((c) => [c.entryId, c.start, c.end]).sort()).toEqual(rows.map((r) => [r.id, r.range_start, r.range_end]).sort());
 }
 
 const range = (cidr: string) => parseCidr(cidr) as Cidr;
@@ -142,7 +136,9 @@ describe("POST /customer/ips", () => {
     const owner = await createAccount();
     const wide = v4Wide();
     expect((await addWhitelistEntry(owner, wide)).cidr).toBe(wide);
-    const v6 = `fd${Math.floor(Math.random() * 256).toString(16).padStart(2, "0")}:${(1 + Math.floor(Math.random() * 0xfffe)).toString(16)}::/32`;
+    const v6 = `fd${Math.floor(Math.random() * 256)
+      .toString(16)
+      .padStart(2, "0")}:${(1 + Math.floor(Math.random() * 0xfffe)).toString(16)}::/32`;
     const entry = await addWhitelistEntry(owner, v6);
     expect(entry.cidr).toBe(v6);
     // Free the space at once: other tests take blocks from the same ranges.
@@ -196,7 +192,11 @@ describe("POST /customer/ips", () => {
     const { base } = v4Block();
     await addWhitelistEntry(owner, `${base}.0/24`);
     await addWhitelistEntry(owner, `${base}.9`, { dial_prefix: "55" });
-    for (const body of [{ cidr: `${base}.0/24` }, { cidr: `${base}.0/24`, dial_prefix: null }, { cidr: `${base}.9/32`, dial_prefix: "55" }]) {
+    for (const body of [
+      { cidr: `${base}.0/24` },
+      { cidr: `${base}.0/24`, dial_prefix: null },
+      { cidr: `${base}.9/32`, dial_prefix: "55" },
+    ]) {
       const res = await owner.client.post("/api/customer/ips", body);
       expect(res.status).toBe(409);
       expect(res.body).toEqual(EXISTS);
@@ -435,10 +435,7 @@ describe("TrunkRegistry", () => {
       (b) => [`${b}.64/26`, `${b}.0/25`],
       (b) => [`${b}.17`, `${b}.17/32`],
     ];
-    const v6shapes: ((b: string) => [string, string])[] = [
-      (b) => [`${b}::/48`, `${b}:ff00::/56`],
-      (b) => [`${b}::1`, `${b}::/64`],
-    ];
+    const v6shapes: ((b: string) => [string, string])[] = [(b) => [`${b}::/48`, `${b}:ff00::/56`], (b) => [`${b}::1`, `${b}::/64`]];
     for (let round = 0; round < 3; round++) {
       const a = await createAccount();
       const b = await createAccount();
@@ -448,7 +445,9 @@ describe("TrunkRegistry", () => {
         const [ra, rb] =
           (round + i) % 2 === 0
             ? await Promise.all([a.client.post("/api/customer/ips", { cidr: x }), b.client.post("/api/customer/ips", { cidr: y })])
-            : (await Promise.all([b.client.post("/api/customer/ips", { cidr: y }), a.client.post("/api/customer/ips", { cidr: x })])).reverse();
+            : (
+                await Promise.all([b.client.post("/api/customer/ips", { cidr: y }), a.client.post("/api/customer/ips", { cidr: x })])
+              ).reverse();
         const statuses = [ra!.status, rb!.status].sort();
         expect(statuses, `${x} vs ${y}`).toEqual([201, 409]);
         expect([ra, rb].find((r) => r!.status === 409)!.body).toEqual(OVERLAP);
@@ -456,7 +455,9 @@ describe("TrunkRegistry", () => {
       const rowsA = await rowsOf(a);
       const rowsB = await rowsOf(b);
       expect(rowsA.length + rowsB.length).toBe(pairs.length);
-      for (const ra of rowsA) for (const rb of rowsB) expect(overlaps({ start: ra.range_start, end: ra.range_end }, { start: rb.range_start, end: rb.range_end })).toBe(false);
+      for (const ra of rowsA)
+        for (const rb of rowsB)
+          expect(overlaps({ start: ra.range_start, end: ra.range_end }, { start: rb.range_start, end: rb.range_end })).toBe(false);
       await expectRegistryAgrees(a);
       await expectRegistryAgrees(b);
     }

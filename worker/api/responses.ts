@@ -53,9 +53,7 @@ export const jsonRequest = <T extends z.ZodType>(schema: T) => ({
 /** A file answer (audio, capture, archive): the bytes, under each media type it may take. */
 export const binaryBody = (description: string, ...mediaTypes: string[]) => ({
   description,
-  content: Object.fromEntries(
-    mediaTypes.map((type) => [type, { schema: z.string().openapi({ type: "string", format: "binary" }) }]),
-  ),
+  content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: z.string().openapi({ type: "string", format: "binary" }) }])),
 });
 
 /** A 204 answer with no body. */

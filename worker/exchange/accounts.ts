@@ -47,7 +47,11 @@ async function userhashes(username: string, realm: string) {
 }
 
 export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccount): Promise<CreatedAccount> {
-  const username = input.username ?? `${input.role}-${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
+  const username =
+    input.username ??
+    `${input.role}-${randomToken(6)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "x")}`;
   if (!USERNAME_PATTERN.test(username)) {
     throw invalidInput("username", "3 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit");
   }

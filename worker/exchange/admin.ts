@@ -61,7 +61,10 @@ export function newAdminApp(): Hono<ExchangeEnv> {
 
   admin.post("/accounts/:i_account/credit", async (c) => {
     const { i_account } = parseFields(iAccountParam, c.req.param());
-    const input = await formOf(c, z.object({ amount: required(field.usd()), reference: optional(field.text(100)), description: optional(field.text(200)) }));
+    const input = await formOf(
+      c,
+      z.object({ amount: required(field.usd()), reference: optional(field.text(100)), description: optional(field.text(200)) }),
+    );
     const entryId = `exchange-credit:${i_account}:${input.reference ?? newId()}`;
     const after = await creditAccount(exchangeDeps(c), i_account, input.amount, entryId, input.description ?? null);
     return success(c, { i_account, balance: toUsd(after), currency: "USD" });

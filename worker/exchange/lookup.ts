@@ -27,7 +27,10 @@ const LookupFields = z.object({
       .transform((v) => v.replace(/^\+/, "")),
   ),
   type: withDefault(
-    z.string().transform((v) => v.toUpperCase()).pipe(z.enum(LOOKUP_TYPES, { error: `must be one of ${LOOKUP_TYPES.join(", ")}` })),
+    z
+      .string()
+      .transform((v) => v.toUpperCase())
+      .pipe(z.enum(LOOKUP_TYPES, { error: `must be one of ${LOOKUP_TYPES.join(", ")}` })),
     "CLI",
   ),
 });
@@ -55,7 +58,10 @@ export async function lookupPrefix(deps: Pick<ExchangeDeps, "db">, digits: strin
   const db = deps.db;
   const code = callingCodeOf(digits);
   const names = code
-    ? await db.select({ iso2: esimCountries.iso2, name: esimCountries.name }).from(esimCountries).where(inArray(esimCountries.iso2, code.iso2))
+    ? await db
+        .select({ iso2: esimCountries.iso2, name: esimCountries.name })
+        .from(esimCountries)
+        .where(inArray(esimCountries.iso2, code.iso2))
     : [];
   const nameOf = new Map(names.map((r) => [r.iso2, r.name]));
 
@@ -72,8 +78,13 @@ export async function lookupPrefix(deps: Pick<ExchangeDeps, "db">, digits: strin
     })
     .from(exchangeMarketRates)
     .leftJoin(exchangeAccounts, eq(exchangeAccounts.iAccount, exchangeMarketRates.iVendor))
-    .where(and(eq(exchangeMarketRates.active, true), eq(exchangeMarketRates.service, service), inArray(exchangeMarketRates.prefix, prefixes)))
-    .orderBy(desc(sql`length(${exchangeMarketRates.prefix})`), asc(sql`${exchangeMarketRates.priceMicros} + ${exchangeMarketRates.feeMicros}`))
+    .where(
+      and(eq(exchangeMarketRates.active, true), eq(exchangeMarketRates.service, service), inArray(exchangeMarketRates.prefix, prefixes)),
+    )
+    .orderBy(
+      desc(sql`length(${exchangeMarketRates.prefix})`),
+      asc(sql`${exchangeMarketRates.priceMicros} + ${exchangeMarketRates.feeMicros}`),
+    )
     .limit(50);
   const best = rates[0]?.prefix;
   const matched = rates.filter((r) => r.prefix === best);

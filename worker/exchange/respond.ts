@@ -142,7 +142,11 @@ const blank = (v: unknown) => (v === "" || v === null ? undefined : typeof v ===
 
 export const field = {
   /** Text, trimmed, 1..max characters. */
-  text: (max = 255) => z.string({ error: "must be text" }).min(1, { error: "required" }).max(max, { error: `at most ${max} characters` }),
+  text: (max = 255) =>
+    z
+      .string({ error: "must be text" })
+      .min(1, { error: "required" })
+      .max(max, { error: `at most ${max} characters` }),
   /** An integer between min and max. */
   integer: (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) =>
     z.coerce
@@ -182,8 +186,7 @@ export const required = <T extends z.ZodType>(schema: T) => z.preprocess(blank, 
 /** An optional form field: absent or empty is undefined. */
 export const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
 /** An optional form field with a default when absent or empty. */
-export const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
-  z.preprocess((v) => blank(v) ?? fallback, schema);
+export const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) => z.preprocess((v) => blank(v) ?? fallback, schema);
 /** `pager` and `off` as the spec pages lists: offset-based, `pager` between 1 and max. */
 export const paging = (defaultPager: number, maxPager = 100) => ({
   pager: withDefault(field.integer(1, maxPager), defaultPager),

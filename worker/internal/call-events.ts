@@ -39,7 +39,10 @@ export async function recordCallEvent(deps: Services, callId: string, event: Cal
       event.type === "ringing"
         ? { status: call.status === "active" ? "active" : "ringing", earlyMedia: event.early_media ?? call.earlyMedia }
         : { status: "active", answeredAt: call.answeredAt ?? event.at, codec: event.codec ?? call.codec };
-    await deps.db.update(calls).set({ ...patch, updatedAt: event.at }).where(eq(calls.id, call.id));
+    await deps.db
+      .update(calls)
+      .set({ ...patch, updatedAt: event.at })
+      .where(eq(calls.id, call.id));
     Object.assign(call, patch);
   }
   return answerOf(call);
@@ -70,7 +73,14 @@ async function recordTransfer(deps: Services, call: CallRow, event: TransferEven
   }
   await deps.db
     .update(calls)
-    .set({ transferTarget: event.target, transferMode: event.mode, transferStatus: event.status, transferCode: event.code, transferAt: event.at, updatedAt: event.at })
+    .set({
+      transferTarget: event.target,
+      transferMode: event.mode,
+      transferStatus: event.status,
+      transferCode: event.code,
+      transferAt: event.at,
+      updatedAt: event.at,
+    })
     .where(eq(calls.id, call.id));
   return answerOf(call);
 }

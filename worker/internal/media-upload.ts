@@ -10,7 +10,6 @@ import type { Services } from "../services/context.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
 import { nowIso } from "../lib/time.ts";
 
-
 /** Where a call's media lives in the MEDIA bucket. */
 export const mediaKey = (customerId: string, callId: string, name: MediaName) => `calls/${customerId}/${callId}/${name}`;
 
@@ -38,21 +37,14 @@ export async function uploadMedia(
   }
   const name = parsed.data;
   const length = declaredLength(request);
-  const call = await deps.db
-    .select({ id: calls.id, customerId: calls.customerId })
-    .from(calls)
-    .where(eq(calls.id, callId))
-    .get();
+  const call = await deps.db.select({ id: calls.id, customerId: calls.customerId }).from(calls).where(eq(calls.id, callId)).get();
   if (!call) throw notFound("Call not found");
 
   const key = mediaKey(call.customerId, call.id, name);
   const object = await streamToR2(deps.media, key, request, length, MEDIA_CONTENT_TYPES[name]);
 
   if (name === "recording.wav") {
-    await deps.db
-      .update(calls)
-      .set({ recordingWavPath: key, recordingAvailable: true, updatedAt: nowIso() })
-      .where(eq(calls.id, call.id));
+    await deps.db.update(calls).set({ recordingWavPath: key, recordingAvailable: true, updatedAt: nowIso() }).where(eq(calls.id, call.id));
   } else {
     // One statement, so the caller's and the callee's uploads can race without losing either:
     // the key joins the list once, caller's capture first.
@@ -62,10 +54,7 @@ export async function uploadMedia(
         ) WHERE value IS NOT NULL
         ORDER BY CASE WHEN value LIKE '%/caller.pcap' THEN 0 WHEN value LIKE '%/callee.pcap' THEN 1 ELSE 2 END, value
       ))`;
-    await deps.db
-      .update(calls)
-      .set({ recordingPcapPaths: paths, updatedAt: nowIso() })
-      .where(eq(calls.id, call.id));
+    await deps.db.update(calls).set({ recordingPcapPaths: paths, updatedAt: nowIso() }).where(eq(calls.id, call.id));
   }
   return { key, size: object.size };
 }
@@ -94,7 +83,10 @@ async function streamToR2(bucket: R2Bucket, key: string, request: Request, lengt
   });
   const { readable, writable } = new FixedLengthStream(length);
   const body = request.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-  const pump = body.pipeThrough(counted).pipeTo(writable).catch(() => {});
+  const pump = body
+    .pipeThrough(counted)
+    .pipeTo(writable)
+    .catch(() => {});
   try {
     const object = await bucket.put(key, readable, { httpMetadata: { contentType } });
     await pump;

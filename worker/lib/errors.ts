@@ -19,8 +19,7 @@ export class ApiError extends HTTPException {
 }
 
 export const badRequest = (detail = "Bad request") => new ApiError(400, detail);
-export const unauthorized = (detail = "Not authenticated") =>
-  new ApiError(401, detail, { "WWW-Authenticate": "Bearer" });
+export const unauthorized = (detail = "Not authenticated") => new ApiError(401, detail, { "WWW-Authenticate": "Bearer" });
 export const forbidden = (detail: string) => new ApiError(403, detail);
 export const notFound = (detail = "Not Found") => new ApiError(404, detail);
 export const conflict = (detail = "Conflict") => new ApiError(409, detail);
@@ -29,8 +28,7 @@ export const tooManyRequests = (detail: string, retryAfterSec: number) =>
 export const serviceUnavailable = (detail: string) => new ApiError(503, detail);
 
 /** A 422 for one field, for rules that zod cannot express (e.g. "must differ from the current password"). */
-export const invalidField = (loc: (string | number)[], msg: string, type = "value_error") =>
-  new ApiError(422, [{ loc, msg, type }]);
+export const invalidField = (loc: (string | number)[], msg: string, type = "value_error") => new ApiError(422, [{ loc, msg, type }]);
 
 // What a log line may say about a failure: names and messages down the cause chain, with the
 // bound parameters of a failed query left out (they can hold hashes and ciphertexts).

@@ -19,13 +19,7 @@ export function pageQuery(bounds: PageBounds = WIDE_PAGE) {
       .max(bounds.max)
       .default(bounds.default)
       .openapi({ description: `Items per page, 1-${bounds.max}.`, example: bounds.default }),
-    offset: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_OFFSET)
-      .default(0)
-      .openapi({ description: "Items to skip.", example: 0 }),
+    offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0).openapi({ description: "Items to skip.", example: 0 }),
   });
 }
 

@@ -30,5 +30,4 @@ const TEXTS: Record<number, string> = {
   127: "Interworking, unspecified",
 };
 
-export const q850Text = (cause: number | null | undefined): string | null =>
-  cause == null ? null : (TEXTS[cause] ?? `Cause ${cause}`);
+export const q850Text = (cause: number | null | undefined): string | null => (cause == null ? null : (TEXTS[cause] ?? `Cause ${cause}`));

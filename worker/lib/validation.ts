@@ -25,8 +25,7 @@ export function issuesOf(error: z.ZodError, target: string): ValidationIssue[] {
 
 // A field left out reads "Field required" rather than "expected string, received undefined".
 z.config({
-  customError: (issue) =>
-    issue.code === "invalid_type" && issue.input === undefined ? FIELD_REQUIRED : undefined,
+  customError: (issue) => (issue.code === "invalid_type" && issue.input === undefined ? FIELD_REQUIRED : undefined),
 });
 
 export function validationError(error: z.ZodError, target: string): ApiError {

@@ -63,10 +63,7 @@ export const SecondFactorSchema = z
   .object({
     twofa_required: z.literal(true),
     login_token: z.string().optional().openapi({ description: "For /auth/login/passkey; single use, 5 minutes" }),
-    enroll_token: z
-      .string()
-      .optional()
-      .openapi({ description: "For /auth/login/passkey/enroll, when this member has no passkey yet" }),
+    enroll_token: z.string().optional().openapi({ description: "For /auth/login/passkey/enroll, when this member has no passkey yet" }),
     passkey_options: z
       .record(z.string(), z.unknown())
       .openapi({ description: "WebAuthn request options (login) or creation options (enrolment)" }),

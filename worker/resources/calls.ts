@@ -147,7 +147,9 @@ export const TransferRequestSchema = z
 
 export const TransferSchema = z
   .object({
-    status: z.string().openapi({ description: "in_progress: the node has started it; the call's transfer_status follows", example: "in_progress" }),
+    status: z
+      .string()
+      .openapi({ description: "in_progress: the node has started it; the call's transfer_status follows", example: "in_progress" }),
     target: z.string(),
     mode: z.string().openapi({ example: "platform" }),
   })

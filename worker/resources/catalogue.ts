@@ -6,11 +6,7 @@ export const PlanSchema = z
     name: z.string().openapi({ example: "Starter" }),
     monthly_fee: z.number().openapi({ description: "USD per month", example: 49 }),
     ports: z.number().int().openapi({ description: "Concurrent calls", example: 10 }),
-    included_minutes: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: "Minutes included per cycle; null when none", example: 5000 }),
+    included_minutes: z.number().int().nullable().openapi({ description: "Minutes included per cycle; null when none", example: 5000 }),
     per_minute_rate: z.number().openapi({ description: "USD per minute beyond the included minutes", example: 0.01 }),
     min_billable_seconds: z.number().int().openapi({ description: "A shorter answered call bills this long", example: 60 }),
     active: z.boolean().openapi({ example: true }),

@@ -1,12 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  DESTINATION_KINDS,
-  MONITOR_STATUSES,
-  PROCESSING_POLICIES,
-  SAMPLE_MODES,
-  TRANSFER_MODES,
-  TRANSPORTS,
-} from "../../schema/enums.ts";
+import { DESTINATION_KINDS, MONITOR_STATUSES, PROCESSING_POLICIES, SAMPLE_MODES, TRANSFER_MODES, TRANSPORTS } from "../../schema/enums.ts";
 import { ipToHex } from "../../schema/cidr.ts";
 import { PROVIDER_KEYS } from "./voice-providers.ts";
 
@@ -15,7 +8,6 @@ export const DEFAULT_PORT = 5060;
 export const DEFAULT_TRANSPORT = "udp" as const;
 /** Largest `config` document accepted, in characters of its JSON text. */
 export const MAX_CONFIG_BYTES = 16_384;
-
 
 const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -58,7 +50,10 @@ const KindSchema = z.enum(DESTINATION_KINDS).openapi({ description: "sip: a SIP 
 const ProviderSchema = z
   .enum(PROVIDER_KEYS)
   .nullable()
-  .openapi({ description: "Voice-AI provider key (GET /customer/voice-providers); required for voice_ai, none for sip", example: "elevenlabs" });
+  .openapi({
+    description: "Voice-AI provider key (GET /customer/voice-providers); required for voice_ai, none for sip",
+    example: "elevenlabs",
+  });
 
 const LabelSchema = z.string().trim().max(100).nullable().openapi({ example: "Main SBC" });
 
@@ -76,7 +71,10 @@ const ConfigSchema = z
   .refine((v) => v === null || JSON.stringify(v).length <= MAX_CONFIG_BYTES, {
     message: `config must be at most ${MAX_CONFIG_BYTES} characters as JSON`,
   })
-  .openapi({ description: "Free-form settings for the destination (an object, at most 16,384 characters as JSON)", example: { language: "en" } });
+  .openapi({
+    description: "Free-form settings for the destination (an object, at most 16,384 characters as JSON)",
+    example: { language: "en" },
+  });
 
 const TechPrefixSchema = z
   .string()
@@ -87,22 +85,21 @@ const TechPrefixSchema = z
 const ProcessingSchema = z
   .enum(PROCESSING_POLICIES)
   .openapi({ description: "full (record and analyse), record_only, or relay_only (nothing recorded)", example: "full" });
-const SampleRateSchema = z
-  .number()
-  .int()
-  .min(1)
-  .max(2_147_483_647)
-  .openapi({ description: "Analyse one call in sample_rate", example: 1 });
-const SampleModeSchema = z
-  .enum(SAMPLE_MODES)
-  .openapi({ description: "Sampling policy: analyse or record", example: "analyse" });
+const SampleRateSchema = z.number().int().min(1).max(2_147_483_647).openapi({ description: "Analyse one call in sample_rate", example: 1 });
+const SampleModeSchema = z.enum(SAMPLE_MODES).openapi({ description: "Sampling policy: analyse or record", example: "analyse" });
 const TransferModeSchema = z
   .enum(TRANSFER_MODES)
   .openapi({ description: "platform: the platform bridges transfers; refer: a SIP REFER is passed on", example: "platform" });
 
 // Write-only fields. null means "leave as it is"; the clear_* switches remove them.
 const secret = (max: number, description: string) =>
-  z.string().min(1).max(max).nullable().optional().openapi({ description: `${description}; write-only`, writeOnly: true });
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .nullable()
+    .optional()
+    .openapi({ description: `${description}; write-only`, writeOnly: true });
 
 const writeOnly = {
   auth_username: z
@@ -161,7 +158,11 @@ export const CreateDestinationSchema = z
   })
   .openapi("CreateDestination");
 
-const flag = (description: string) => z.boolean().optional().openapi({ description: `${description} (default false)` });
+const flag = (description: string) =>
+  z
+    .boolean()
+    .optional()
+    .openapi({ description: `${description} (default false)` });
 
 export const UpdateDestinationSchema = z
   .object({
@@ -189,14 +190,15 @@ export const DestinationSchema = z
     config: z.record(z.string(), z.unknown()).nullable(),
     tech_prefix: z.string().nullable().openapi({ example: null }),
     has_credential: z.boolean().openapi({ description: "A digest password is stored" }),
-    needs_credential: z
-      .boolean()
-      .openapi({ description: "The provider challenges the INVITE and no digest password is stored" }),
+    needs_credential: z.boolean().openapi({ description: "The provider challenges the INVITE and no digest password is stored" }),
     webhook_url: z
       .string()
       .nullable()
       .optional()
-      .openapi({ description: "Where the provider sends its callbacks (voice_ai only)", example: "https://shield.example/api/webhooks/voice/3q2-…" }),
+      .openapi({
+        description: "Where the provider sends its callbacks (voice_ai only)",
+        example: "https://shield.example/api/webhooks/voice/3q2-…",
+      }),
     has_webhook_secret: z.boolean(),
     has_provider_key: z.boolean(),
     needs_webhook: z.boolean().openapi({ description: "The provider sends webhooks and no webhook secret is stored" }),

@@ -4,7 +4,11 @@ export const PasskeySchema = z
   .object({
     id: z.uuid(),
     name: z.string().openapi({ example: "YubiKey 5C" }),
-    transports: z.array(z.string()).nullable().optional().openapi({ example: ["usb"] }),
+    transports: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .openapi({ example: ["usb"] }),
     created_at: z.string().openapi({ format: "date-time" }),
     last_used_at: z.string().nullable().openapi({ format: "date-time" }),
   })
@@ -33,9 +37,7 @@ export const RegistrationCompleteSchema = z
 
 export const RenamePasskeySchema = z.object({ name: z.string().min(1).max(100) }).openapi("PasskeyRename");
 
-export const PasskeyLoginSchema = z
-  .object({ login_token: z.string(), assertion: CredentialJson })
-  .openapi("PasskeyLogin");
+export const PasskeyLoginSchema = z.object({ login_token: z.string(), assertion: CredentialJson }).openapi("PasskeyLogin");
 
 export const PasskeyEnrollSchema = z
   .object({ enroll_token: z.string(), credential: CredentialJson, name: z.string().max(100).nullable().optional() })

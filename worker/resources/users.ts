@@ -24,11 +24,7 @@ export const WelcomeEmailSchema = z
   .object({
     sent: z.boolean(),
     error: z.string().nullable().optional(),
-    skipped_reason: z
-      .string()
-      .nullable()
-      .optional()
-      .openapi({ description: "mail_not_configured: kept in the development outbox" }),
+    skipped_reason: z.string().nullable().optional().openapi({ description: "mail_not_configured: kept in the development outbox" }),
   })
   .openapi("WelcomeEmail");
 
@@ -36,9 +32,7 @@ export const InviteResultSchema = z
   .object({ user: UserSchema, welcome_email: WelcomeEmailSchema.nullable().optional() })
   .openapi("InviteResult");
 
-export const InviteSchema = z
-  .object({ email: z.email().max(254), name: z.string().max(200).nullable().optional() })
-  .openapi("InviteUser");
+export const InviteSchema = z.object({ email: z.email().max(254), name: z.string().max(200).nullable().optional() }).openapi("InviteUser");
 
 export const UpdateUserSchema = z
   .object({ name: z.string().max(200).nullable().optional(), is_active: z.boolean().nullable().optional() })

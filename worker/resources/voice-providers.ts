@@ -13,7 +13,6 @@ import type { Transport } from "../../schema/enums.ts";
 // `sends_webhooks`: the provider calls back (call started/ended, analysis) and signs the
 // callbacks; without a stored `webhook_secret` the destination reports `needs_webhook`.
 
-
 export type AgentIdKind = "phone_number" | "sip_username" | "project_id";
 
 export type VoiceProvider = {
@@ -144,8 +143,7 @@ export const PROVIDER_KEYS = VOICE_PROVIDERS.map((p) => p.key) as [ProviderKey, 
 const BY_KEY = new Map<string, VoiceProvider>(VOICE_PROVIDERS.map((p) => [p.key, p]));
 
 /** The catalogue entry for a key, or undefined for anything else (including null). */
-export const voiceProvider = (key: string | null | undefined): VoiceProvider | undefined =>
-  key ? BY_KEY.get(key) : undefined;
+export const voiceProvider = (key: string | null | undefined): VoiceProvider | undefined => (key ? BY_KEY.get(key) : undefined);
 
 export const listVoiceProviders = (): VoiceProvider[] =>
   VOICE_PROVIDERS.map((p) => ({ ...p, transports: [...p.transports], codecs: [...p.codecs] }));

@@ -28,10 +28,13 @@ export const IpEntrySchema = z
 
 export const CreateIpEntrySchema = z
   .object({
-    cidr: z.string().max(64).openapi({
-      description: `An address or a range with zero host bits; IPv4 up to /${MIN_PREFIX.v4} wide, IPv6 up to /${MIN_PREFIX.v6}`,
-      example: "203.0.113.0/24",
-    }),
+    cidr: z
+      .string()
+      .max(64)
+      .openapi({
+        description: `An address or a range with zero host bits; IPv4 up to /${MIN_PREFIX.v4} wide, IPv6 up to /${MIN_PREFIX.v6}`,
+        example: "203.0.113.0/24",
+      }),
     label,
     dial_prefix: dialPrefix,
     destination_id: z.uuid().nullable().optional(),
@@ -46,7 +49,10 @@ export const UpdateIpEntrySchema = z
     destination_id: z.uuid().nullable().optional(),
     enabled: z.boolean().optional(),
     // Named so that a client sending it learns why it is refused (validated in the service).
-    cidr: z.unknown().optional().openapi({ description: `Not accepted. ${CIDR_IMMUTABLE}.` }),
+    cidr: z
+      .unknown()
+      .optional()
+      .openapi({ description: `Not accepted. ${CIDR_IMMUTABLE}.` }),
   })
   .openapi("UpdateIpEntry");
 

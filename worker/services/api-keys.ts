@@ -24,11 +24,7 @@ const keyOut = (row: KeyRow) => ({
 });
 
 export async function listApiKeys({ db }: Services, principal: Principal) {
-  const rows = await db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.customerId, principal.customer.id))
-    .orderBy(desc(apiKeys.createdAt));
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.customerId, principal.customer.id)).orderBy(desc(apiKeys.createdAt));
   return rows.map(keyOut);
 }
 
@@ -52,5 +48,8 @@ export async function createApiKey({ db }: Services, principal: Principal, name:
 /** Idempotent for a key already revoked; 404 for a key of another account. */
 export async function revokeApiKey({ db }: Services, principal: Principal, keyId: string): Promise<void> {
   const row = await ownedRow(db, apiKeys, principal.customer.id, keyId, "API key");
-  await db.update(apiKeys).set({ revokedAt: nowIso() }).where(and(eq(apiKeys.id, row.id), isNull(apiKeys.revokedAt)));
+  await db
+    .update(apiKeys)
+    .set({ revokedAt: nowIso() })
+    .where(and(eq(apiKeys.id, row.id), isNull(apiKeys.revokedAt)));
 }

@@ -23,7 +23,13 @@ export const PILOT_MINUTES = 300;
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export async function emailTaken(db: Db, email: string): Promise<boolean> {
-  return (await db.select({ id: users.id }).from(users).where(eq(users.email, normalizeEmail(email))).get()) !== undefined;
+  return (
+    (await db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.email, normalizeEmail(email)))
+      .get()) !== undefined
+  );
 }
 
 export async function signup(s: Services, input: SignupRequest): Promise<Principal> {

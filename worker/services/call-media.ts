@@ -110,5 +110,13 @@ export async function captures(s: Services, principal: Principal, callId: string
       },
     })),
   );
-  return { body, contentType: "application/zip", filename: `call-${call.id}-pcap.zip`, disposition: "attachment", size: null, etag: null, part: null };
+  return {
+    body,
+    contentType: "application/zip",
+    filename: `call-${call.id}-pcap.zip`,
+    disposition: "attachment",
+    size: null,
+    etag: null,
+    part: null,
+  };
 }

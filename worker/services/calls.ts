@@ -79,7 +79,13 @@ export function callOut(row: CallRow) {
     analysis:
       row.probability === null
         ? null
-        : { title: null, probability: row.probability, category: row.category ?? "unknown", recommendation: row.recommendation ?? "review", red_flags: null },
+        : {
+            title: null,
+            probability: row.probability,
+            category: row.category ?? "unknown",
+            recommendation: row.recommendation ?? "review",
+            red_flags: null,
+          },
     has_route_alert: row.hasRouteAlert,
   };
 }
@@ -123,7 +129,8 @@ export async function transferCall(s: Services, principal: Principal, callId: st
   const mode = call.transferMode === "refer" ? "refer" : "platform";
   const outcome = await s.hub.command({ type: "transfer", call_id: call.id, target, mode }, TRANSFER_TIMEOUT_MS, call.nodeId ?? undefined);
   if (!outcome.ok) {
-    if (outcome.error === "no_node" || outcome.error === "timeout") throw new Unavailable("The SIP node carrying the call cannot be reached, retry");
+    if (outcome.error === "no_node" || outcome.error === "timeout")
+      throw new Unavailable("The SIP node carrying the call cannot be reached, retry");
     // The node refused: the call ended meanwhile, or a transfer is already under way.
     throw new Conflict(outcome.error);
   }

@@ -58,6 +58,7 @@ export function newServices(env: Bindings, config: Config, options: ServicesOpti
     mail: mailSender(db),
     origin: options.origin,
     // Without an execution context (a test calling the app directly) the work runs unawaited.
-    background: options.background ?? ((work) => void work.catch((err: unknown) => console.error("background work failed", describeError(err)))),
+    background:
+      options.background ?? ((work) => void work.catch((err: unknown) => console.error("background work failed", describeError(err)))),
   };
 }

@@ -31,11 +31,21 @@ export async function recordMonitorResults({ db }: Services, results: MonitorRes
     const current = await db
       .select({ id: destinations.id, status: destinations.monitorStatus })
       .from(destinations)
-      .where(inArray(destinations.id, slice.map((r) => r.destination_id)));
+      .where(
+        inArray(
+          destinations.id,
+          slice.map((r) => r.destination_id),
+        ),
+      );
     const statusOf = new Map(current.map((r) => [r.id, r.status]));
     const writes = slice
       .filter((r) => statusOf.has(r.destination_id))
-      .map((r) => db.update(destinations).set(monitorPatch(r, statusOf.get(r.destination_id)!)).where(eq(destinations.id, r.destination_id)));
+      .map((r) =>
+        db
+          .update(destinations)
+          .set(monitorPatch(r, statusOf.get(r.destination_id)!))
+          .where(eq(destinations.id, r.destination_id)),
+      );
     await runBatch(db, writes);
   }
 }

@@ -242,7 +242,10 @@ export async function updateDestination(s: Services, principal: Principal, desti
   if (kind !== "voice_ai") Object.assign(patch, { webhookTokenHash: null, webhookTokenEnc: null });
   else if (input.rotate_webhook_token || !row.webhookTokenEnc) Object.assign(patch, await newWebhookToken(s, row.id));
 
-  const update = db.update(destinations).set(patch).where(owned(destinations, principal.customer.id, row.id));
+  const update = db
+    .update(destinations)
+    .set(patch)
+    .where(owned(destinations, principal.customer.id, row.id));
   await runBatch(db, patch.isDefault ? [clearOtherDefaults(s, principal, row.id), update] : [update]);
   return destinationOut(s, { ...row, ...patch });
 }

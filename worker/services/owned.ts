@@ -8,8 +8,7 @@ import { NotFound } from "./errors.ts";
 type OwnedTable = SQLiteTable & { id: SQLiteColumn; customerId: SQLiteColumn };
 
 /** The condition "this record, on this account", for reads and for the writes that follow them. */
-export const owned = (table: OwnedTable, customerId: string, id: string): SQL =>
-  and(eq(table.id, id), eq(table.customerId, customerId))!;
+export const owned = (table: OwnedTable, customerId: string, id: string): SQL => and(eq(table.id, id), eq(table.customerId, customerId))!;
 
 /** The account's record, or NotFound("<what> not found"). */
 export async function ownedRow<T extends OwnedTable>(db: Db, table: T, customerId: string, id: string, what: string) {

@@ -19,7 +19,11 @@ export function getProfile(principal: Principal) {
   return profileOut(principal.customer.profile, principal.customer.profileCompletedAt);
 }
 
-export async function updateProfile({ db }: Services, principal: Principal, input: Partial<Record<(typeof FIELDS)[number], string | null>> & { skipped?: boolean }) {
+export async function updateProfile(
+  { db }: Services,
+  principal: Principal,
+  input: Partial<Record<(typeof FIELDS)[number], string | null>> & { skipped?: boolean },
+) {
   const now = nowIso();
   const changes = Object.fromEntries(FIELDS.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]));
   const profile = input.skipped ? principal.customer.profile : { ...principal.customer.profile, ...changes };
@@ -47,7 +51,10 @@ export async function acceptTerms({ db, config }: Services, principal: Principal
   }
   const now = nowIso();
   await db.batch([
-    db.update(customers).set({ termsVersion: current, termsAcceptedAt: now, updatedAt: now }).where(eq(customers.id, principal.customer.id)),
+    db
+      .update(customers)
+      .set({ termsVersion: current, termsAcceptedAt: now, updatedAt: now })
+      .where(eq(customers.id, principal.customer.id)),
     db.insert(auditLog).values({
       id: newId(),
       customerId: principal.customer.id,

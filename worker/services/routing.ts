@@ -79,7 +79,10 @@ export async function updateRoutingRule(s: Services, principal: Principal, ruleI
   if (input.priority !== undefined) changes.priority = input.priority;
   if (input.label !== undefined) changes.label = labelOf(input.label);
   try {
-    await db.update(routingRules).set(changes).where(owned(routingRules, customerId, row.id));
+    await db
+      .update(routingRules)
+      .set(changes)
+      .where(owned(routingRules, customerId, row.id));
   } catch (err) {
     if (isUniqueViolation(err)) throw new Conflict();
     throw err;

@@ -33,8 +33,7 @@ export async function listUsers({ db }: Services, principal: Principal) {
   return { items: rows.map(userOut), max_users: MAX_USERS };
 }
 
-const userOfAccount = (s: Services, principal: Principal, userId: string) =>
-  ownedRow(s.db, users, principal.customer.id, userId, "User");
+const userOfAccount = (s: Services, principal: Principal, userId: string) => ownedRow(s.db, users, principal.customer.id, userId, "User");
 
 const temporaryPassword = () => randomToken(12);
 
@@ -83,7 +82,12 @@ export async function inviteUser(s: Services, principal: Principal, input: { ema
   return { user: userOut(row), welcome_email: await sendWelcome(s, principal, email, password) };
 }
 
-export async function updateUser(s: Services, principal: Principal, userId: string, input: { name?: string | null; is_active?: boolean | null }) {
+export async function updateUser(
+  s: Services,
+  principal: Principal,
+  userId: string,
+  input: { name?: string | null; is_active?: boolean | null },
+) {
   const { db } = s;
   const row = await userOfAccount(s, principal, userId);
   if (input.is_active === false && row.role === "owner") throw new Refused("cannot_deactivate_owner");

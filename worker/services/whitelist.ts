@@ -148,7 +148,10 @@ export async function updateIpEntry(s: Services, principal: Principal, ipId: str
   if (input.destination_id !== undefined) changes.destinationId = input.destination_id;
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   try {
-    await db.update(whitelistIps).set(changes).where(owned(whitelistIps, customerId, row.id));
+    await db
+      .update(whitelistIps)
+      .set(changes)
+      .where(owned(whitelistIps, customerId, row.id));
   } catch (err) {
     if (isUniqueViolation(err)) throw new Conflict(ENTRY_EXISTS);
     throw err;

@@ -38,9 +38,7 @@ const revokeRoute = createRoute({
 
 export function registerApiKeys(api: Api) {
   api.openapi(listRoute, async (c) => c.json(await listApiKeys(c.var.services, c.var.principal), 200));
-  api.openapi(createKeyRoute, async (c) =>
-    c.json(await createApiKey(c.var.services, c.var.principal, c.req.valid("json").name), 201),
-  );
+  api.openapi(createKeyRoute, async (c) => c.json(await createApiKey(c.var.services, c.var.principal, c.req.valid("json").name), 201));
   api.openapi(revokeRoute, async (c) => {
     await revokeApiKey(c.var.services, c.var.principal, c.req.valid("param").key_id);
     return c.body(null, 204);

@@ -54,8 +54,7 @@ export const requireAuthOrRecordingToken: MiddlewareHandler<AppEnv> = async (c, 
   const t = c.req.query("t");
   if (!t) return requireAuth(c, next);
   const claims = await verifyMediaToken(t, c.var.config.JWT_SECRET);
-  const principal =
-    claims && claims.call === c.req.param("call_id") ? await fromSignedClaims(c.var.db, claims, "media_token") : null;
+  const principal = claims && claims.call === c.req.param("call_id") ? await fromSignedClaims(c.var.db, claims, "media_token") : null;
   admit(c, principal, "Invalid or expired recording token");
   await next();
 };

@@ -86,7 +86,9 @@ function fileResponse(file: MediaFile, extra: Record<string, string> = {}): Resp
 }
 
 export function registerCallMedia(api: Api) {
-  api.openapi(recordingTokenRoute, async (c) => c.json(await recordingToken(c.var.services, c.var.principal, c.req.valid("param").call_id), 200));
+  api.openapi(recordingTokenRoute, async (c) =>
+    c.json(await recordingToken(c.var.services, c.var.principal, c.req.valid("param").call_id), 200),
+  );
   api.openapi(recordingRoute, async (c) => {
     const range = c.req.valid("header").range;
     const pickRange = range ? (size: number) => parseByteRange(range, size) : undefined;

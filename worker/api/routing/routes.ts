@@ -48,14 +48,9 @@ const deleteRuleRoute = createRoute({
 
 export function registerRouting(api: Api) {
   api.openapi(listRoute, async (c) => c.json(await listRoutingRules(c.var.services, c.var.principal), 200));
-  api.openapi(createRuleRoute, async (c) =>
-    c.json(await createRoutingRule(c.var.services, c.var.principal, c.req.valid("json")), 201),
-  );
+  api.openapi(createRuleRoute, async (c) => c.json(await createRoutingRule(c.var.services, c.var.principal, c.req.valid("json")), 201));
   api.openapi(updateRuleRoute, async (c) =>
-    c.json(
-      await updateRoutingRule(c.var.services, c.var.principal, c.req.valid("param").rule_id, c.req.valid("json")),
-      200,
-    ),
+    c.json(await updateRoutingRule(c.var.services, c.var.principal, c.req.valid("param").rule_id, c.req.valid("json")), 200),
   );
   api.openapi(deleteRuleRoute, async (c) => {
     await deleteRoutingRule(c.var.services, c.var.principal, c.req.valid("param").rule_id);

@@ -52,7 +52,5 @@ export function registerUsers(api: Api) {
   api.openapi(updateRoute, async (c) =>
     c.json(await updateUser(c.var.services, c.var.principal, c.req.valid("param").user_id, c.req.valid("json")), 200),
   );
-  api.openapi(resendRoute, async (c) =>
-    c.json(await resendInvite(c.var.services, c.var.principal, c.req.valid("param").user_id), 200),
-  );
+  api.openapi(resendRoute, async (c) => c.json(await resendInvite(c.var.services, c.var.principal, c.req.valid("param").user_id), 200));
 }

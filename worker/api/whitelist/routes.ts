@@ -64,20 +64,12 @@ const deleteIpRoute = createRoute({
 
 export function registerWhitelist(api: Api) {
   api.openapi(networkInfoRoute, (c) =>
-    c.json(
-      { ingress_host: c.var.config.INGRESS_HOST, ingress_port: c.var.config.INGRESS_PORT, transports: INGRESS_TRANSPORTS },
-      200,
-    ),
+    c.json({ ingress_host: c.var.config.INGRESS_HOST, ingress_port: c.var.config.INGRESS_PORT, transports: INGRESS_TRANSPORTS }, 200),
   );
   api.openapi(listRoute, async (c) => c.json(await listIpEntries(c.var.services, c.var.principal), 200));
-  api.openapi(createIpRoute, async (c) =>
-    c.json(await createIpEntry(c.var.services, c.var.principal, c.req.valid("json")), 201),
-  );
+  api.openapi(createIpRoute, async (c) => c.json(await createIpEntry(c.var.services, c.var.principal, c.req.valid("json")), 201));
   api.openapi(updateIpRoute, async (c) =>
-    c.json(
-      await updateIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id, c.req.valid("json")),
-      200,
-    ),
+    c.json(await updateIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id, c.req.valid("json")), 200),
   );
   api.openapi(deleteIpRoute, async (c) => {
     await deleteIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id);

@@ -21,9 +21,7 @@ import { readCredentials } from "./header.ts";
 import { advanceNonceCount, counterExpiry } from "./nonce-counters.ts";
 import { checkNonce, opaqueOf } from "./nonce.ts";
 
-export type DigestOutcome =
-  | { ok: true; account: ExchangeAccount; role: ExchangeRole }
-  | { ok: false; message: string; stale?: boolean };
+export type DigestOutcome = { ok: true; account: ExchangeAccount; role: ExchangeRole } | { ok: false; message: string; stale?: boolean };
 
 /** The request-target the client signed must be this request's (origin form, or absolute form of the same path). */
 function sameTarget(signed: string, url: URL): boolean {

@@ -22,7 +22,10 @@ const STATUS_MESSAGES: Record<string, string> = {
   DELETED: "Profile deleted from the device; it cannot be installed again",
 };
 
-export function statusMessage(esim: Pick<EsimRow, "status" | "statusMessage" | "expiresAt" | "dataAllowanceBytes" | "dataUsedBytes">, now = Date.now()): string {
+export function statusMessage(
+  esim: Pick<EsimRow, "status" | "statusMessage" | "expiresAt" | "dataAllowanceBytes" | "dataUsedBytes">,
+  now = Date.now(),
+): string {
   const parts = [esim.statusMessage ?? STATUS_MESSAGES[esim.status] ?? esim.status];
   if (esim.status !== "DELETED") {
     if (esim.expiresAt && Date.parse(esim.expiresAt) <= now) parts.push("validity expired");
@@ -40,7 +43,14 @@ const columns = {
   amountChargedMicros: esimOrders.amountChargedMicros,
 };
 
-type InventoryRow = { esim: EsimRow; packageName: string | null; countries: string[] | null; iEsimOrder: number | null; orderUuid: string | null; amountChargedMicros: number | null };
+type InventoryRow = {
+  esim: EsimRow;
+  packageName: string | null;
+  countries: string[] | null;
+  iEsimOrder: number | null;
+  orderUuid: string | null;
+  amountChargedMicros: number | null;
+};
 
 export const inventoryView = (row: InventoryRow, now = Date.now()) => {
   const e = row.esim;
@@ -89,7 +99,10 @@ export async function listEsims(deps: CommerceDeps, iAccount: number, input: Inv
 
 /** The account's eSIM, or 404 "<field>: unknown ICCID" (also for another account's). */
 export async function ownEsim(db: Db, iAccount: number, iccid: string, field = "iccid"): Promise<EsimRow> {
-  const [row] = await db.select().from(esims).where(and(eq(esims.iccid, iccid), eq(esims.iAccount, iAccount)));
+  const [row] = await db
+    .select()
+    .from(esims)
+    .where(and(eq(esims.iccid, iccid), eq(esims.iAccount, iAccount)));
   if (!row) throw unknown(field, "ICCID");
   return row;
 }

@@ -65,7 +65,9 @@ export async function handleNotification(deps: CommerceDeps, n: Notification): P
     const [seen] = await deps.db
       .select({ id: esimNotifications.id })
       .from(esimNotifications)
-      .where(and(eq(esimNotifications.iccid, n.iccid), eq(esimNotifications.seqNumber, n.seq_number), isNotNull(esimNotifications.processedAt)))
+      .where(
+        and(eq(esimNotifications.iccid, n.iccid), eq(esimNotifications.seqNumber, n.seq_number), isNotNull(esimNotifications.processedAt)),
+      )
       .limit(1);
     if (seen) return { iccid: n.iccid, esim_status: before, changed: false, duplicate: true };
   }
@@ -73,7 +75,10 @@ export async function handleNotification(deps: CommerceDeps, n: Notification): P
   const at = nowIso();
   const usage = n.data_used_bytes === undefined ? {} : { dataUsedBytes: sql`max(${esims.dataUsedBytes}, ${n.data_used_bytes})` };
   if (n.operation === "usage") {
-    await deps.db.update(esims).set({ ...usage, updatedAt: at }).where(eq(esims.iccid, n.iccid));
+    await deps.db
+      .update(esims)
+      .set({ ...usage, updatedAt: at })
+      .where(eq(esims.iccid, n.iccid));
     await log(deps, n, receivedAt, null);
     return { iccid: n.iccid, esim_status: before, changed: false, duplicate: false };
   }
@@ -102,7 +107,11 @@ export async function handleNotification(deps: CommerceDeps, n: Notification): P
   const now = await currentStatus(deps, n.iccid);
   if (now === to) {
     // Already there (a retried notification without a sequence number): nothing to do.
-    if (n.data_used_bytes !== undefined) await deps.db.update(esims).set({ ...usage, updatedAt: at }).where(eq(esims.iccid, n.iccid));
+    if (n.data_used_bytes !== undefined)
+      await deps.db
+        .update(esims)
+        .set({ ...usage, updatedAt: at })
+        .where(eq(esims.iccid, n.iccid));
     await log(deps, n, receivedAt, null);
     return { iccid: n.iccid, esim_status: to, changed: false, duplicate: false };
   }

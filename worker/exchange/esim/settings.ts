@@ -89,5 +89,4 @@ export type CommerceDeps = ExchangeDeps & { settings: ExchangeSettings };
 export const withSettings = (deps: ExchangeDeps): CommerceDeps => ({ ...deps, settings: exchangeSettings(deps.env) });
 
 /** Deps straight from the bindings (tests, scripts). */
-export const commerceDeps = (env: Bindings, db: Db = database(env.DB)): CommerceDeps =>
-  withSettings({ env, db, config: loadConfig(env) });
+export const commerceDeps = (env: Bindings, db: Db = database(env.DB)): CommerceDeps => withSettings({ env, db, config: loadConfig(env) });

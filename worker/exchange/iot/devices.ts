@@ -57,6 +57,9 @@ export async function deleteDevice(deps: CommerceDeps, iAccount: number, device:
 /** The device a bearer token belongs to, or null. */
 export async function deviceByToken(db: Db, token: string): Promise<DeviceRow | null> {
   if (!/^iot_[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const [row] = await db.select().from(iotDevices).where(eq(iotDevices.tokenHash, await sha256Hex(token)));
+  const [row] = await db
+    .select()
+    .from(iotDevices)
+    .where(eq(iotDevices.tokenHash, await sha256Hex(token)));
   return row ?? null;
 }

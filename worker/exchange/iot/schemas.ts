@@ -25,7 +25,13 @@ export const EventIngest = z.object({
       .transform((v) => (typeof v === "string" ? v : JSON.stringify(v)))
       .pipe(z.string().max(IOT_PAYLOAD_MAX, { error: `at most ${IOT_PAYLOAD_MAX} characters` })),
   ),
-  direction: withDefault(z.string().transform((v) => v.toLowerCase()).pipe(z.enum(["inbound", "outbound"], { error: "must be inbound or outbound" })), "inbound"),
+  direction: withDefault(
+    z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(["inbound", "outbound"], { error: "must be inbound or outbound" })),
+    "inbound",
+  ),
 });
 
 export const IotHistory = z.object({

@@ -5,7 +5,12 @@ import { field, optional, paging, withDefault } from "../respond.ts";
 import { prefixField } from "../sellers/schemas.ts";
 
 export const MarketviewSearch = z.object({
-  service: optional(z.string().transform((v) => v.toLowerCase()).pipe(z.enum(["voice", "sms"], { error: "must be voice or sms" }))),
+  service: optional(
+    z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(["voice", "sms"], { error: "must be voice or sms" })),
+  ),
   country: optional(countryField()),
   /** Rates whose prefix starts with these digits. */
   prefix: optional(prefixField()),
@@ -13,7 +18,13 @@ export const MarketviewSearch = z.object({
   i_vendor: optional(field.integer(1)),
   vendor: optional(field.text(64)),
   /** json (paged) or csv (the whole rate deck matching the filters, unpaged). */
-  format: withDefault(z.string().transform((v) => v.toLowerCase()).pipe(z.enum(["json", "csv"], { error: "must be json or csv" })), "json"),
+  format: withDefault(
+    z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(["json", "csv"], { error: "must be json or csv" })),
+    "json",
+  ),
   ...paging(100, 1000),
 });
 

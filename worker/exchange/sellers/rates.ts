@@ -67,7 +67,10 @@ export async function updateRate(deps: CommerceDeps, seller: Seller, input: Rate
     ...(input.price !== undefined && { priceMicros: input.price, feeMicros: feeMicros(input.price, deps.settings) }),
   };
   if (Object.keys(changes).length > 0) {
-    await deps.db.update(exchangeMarketRates).set({ ...changes, updatedAt: nowIso() }).where(eq(exchangeMarketRates.iRate, input.i_rate));
+    await deps.db
+      .update(exchangeMarketRates)
+      .set({ ...changes, updatedAt: nowIso() })
+      .where(eq(exchangeMarketRates.iRate, input.i_rate));
   }
   return sellerRateView(await ownRate(deps, seller, input.i_rate));
 }

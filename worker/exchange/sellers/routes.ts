@@ -29,7 +29,10 @@ import type { Seller } from "./vendors.ts";
 const sellerOf = (c: ExchangeContext): Seller => ({ iAccount: c.var.exchange.iAccount, username: c.var.exchange.username });
 
 /** A seller operation: the service gets the deps, the seller and the validated fields. */
-function sellerOp<S extends z.ZodType>(input: S, run: (deps: CommerceDeps, seller: Seller, fields: z.infer<S>) => Promise<Record<string, unknown>>) {
+function sellerOp<S extends z.ZodType>(
+  input: S,
+  run: (deps: CommerceDeps, seller: Seller, fields: z.infer<S>) => Promise<Record<string, unknown>>,
+) {
   return operation({ role: "seller", input, run: async (c, fields) => run(withSettings(exchangeDeps(c)), sellerOf(c), fields) });
 }
 

@@ -7,9 +7,17 @@ import { countryField, countryListField, dataGbField, usdMicros } from "../esim/
 const id = () => field.integer(1);
 const kind = () => z.enum(["universal", "regional"], { error: "must be universal or regional" });
 const policy = () => z.enum(["immediate", "on_first_use"], { error: "must be immediate or on_first_use" });
-const service = () => z.string().transform((v) => v.toLowerCase()).pipe(z.enum(["voice", "sms"], { error: "must be voice or sms" }));
+const service = () =>
+  z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(["voice", "sms"], { error: "must be voice or sms" }));
 /** E.164 digits, a leading "+" dropped. */
-export const prefixField = () => z.string().transform((v) => v.replace(/^\+/, "")).pipe(field.digits(1, 15));
+export const prefixField = () =>
+  z
+    .string()
+    .transform((v) => v.replace(/^\+/, ""))
+    .pipe(field.digits(1, 15));
 
 export const PackagePublish = z.object({
   name: required(field.text(100)),

@@ -81,7 +81,13 @@ export async function withdrawTopup(deps: CommerceDeps, seller: Seller, packageT
 export async function listSellerTopups(deps: CommerceDeps, seller: Seller, input: ListInput) {
   const where = eq(esimTopupPackages.iVendor, seller.iAccount);
   const [rows, [total]] = await Promise.all([
-    deps.db.select().from(esimTopupPackages).where(where).orderBy(desc(esimTopupPackages.packageTypeId)).limit(input.pager).offset(input.off),
+    deps.db
+      .select()
+      .from(esimTopupPackages)
+      .where(where)
+      .orderBy(desc(esimTopupPackages.packageTypeId))
+      .limit(input.pager)
+      .offset(input.off),
     deps.db.select({ n: count() }).from(esimTopupPackages).where(where),
   ]);
   return { total: total?.n ?? 0, pager: input.pager, off: input.off, topups: rows.map(sellerTopupView) };
