@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { MediaName } from "../../schema/node-api.ts";
 import type { SipNodeConfig } from "../config.ts";
 import { WorkerApiError, type WorkerClient } from "../control/worker-client.ts";
-import { HEADER_BYTES, wavHeader } from "./wav.ts";
+import { HEADER_BYTES, wavHeader } from "../../schema/wav.ts";
 import { PortAllocator } from "./ports.ts";
 import { MediaRelay, type MediaFile } from "./relay.ts";
 

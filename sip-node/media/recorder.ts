@@ -7,7 +7,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { ALAW_TO_PCM, ULAW_TO_PCM } from "./g711.ts";
 import { BufferPool, endStream } from "./file-output.ts";
-import { wavHeader } from "./wav.ts";
+import { wavHeader } from "../../schema/wav.ts";
 
 export type RecorderOptions = {
   /** Audio beyond this length is not recorded (default 4 hours). */

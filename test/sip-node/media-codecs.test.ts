@@ -1,7 +1,7 @@
 // G.711 tables and encoders against ITU-T values, and the WAV header and reader.
 import { describe, expect, it } from "vitest";
 import { ALAW_TO_PCM, ULAW_TO_PCM, decodeG711, encodeAlaw, encodeUlaw } from "../../sip-node/media/g711.ts";
-import { parseWav, wavHeader } from "../../sip-node/media/wav.ts";
+import { parseWav, wavHeader } from "../../schema/wav.ts";
 
 /** Signal-to-quantisation-noise ratio in dB of a decoded signal. */
 function snrDb(original: number[], decoded: ArrayLike<number>): number {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ALAW_TO_PCM, ULAW_TO_PCM, encodeUlaw } from "../../sip-node/media/g711.ts";
 import { readPcap } from "../../sip-node/media/pcap.ts";
 import { StereoRecorder } from "../../sip-node/media/recorder.ts";
-import { parseWav } from "../../sip-node/media/wav.ts";
+import { parseWav } from "../../schema/wav.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "media-recorder-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { workerClient } from "../../sip-node/control/worker-client.ts";
 import { MediaEngine } from "../../sip-node/media/engine.ts";
 import { ALAW_TO_PCM, encodeAlaw } from "../../sip-node/media/g711.ts";
 import { readPcap, writePcapFile } from "../../sip-node/media/pcap.ts";
-import { parseWav } from "../../sip-node/media/wav.ts";
+import { parseWav } from "../../schema/wav.ts";
 import { freeUdpPort, openAccount, pause, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
 const SIPP_MEDIA = "/usr/share/sip-tester";

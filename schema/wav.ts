@@ -1,5 +1,6 @@
-// RIFF/WAVE with 16-bit linear PCM: the header the call recorder writes, and a strict reader
-// the tests use to check what was written.
+// RIFF/WAVE with 16-bit linear PCM, the recordings' format shared by both runtimes: the header the
+// SIP node's recorder writes, and a strict reader that the Worker's transcription splits channels
+// with and the tests check recordings with.
 
 export const HEADER_BYTES = 44;
 const FORMAT_PCM = 1;
@@ -80,4 +81,14 @@ function writeAscii(target: Uint8Array, offset: number, text: string): void {
 
 function readAscii(bytes: Uint8Array, offset: number): string {
   return String.fromCharCode(...bytes.subarray(offset, offset + 4));
+}
+
+/** One channel of a multi-channel recording as a mono WAV file (the Worker transcribes each side apart). */
+export function channelWav(audio: WavAudio, channel: number): Uint8Array {
+  const frames = audio.samples.length / audio.channels;
+  const out = new Uint8Array(HEADER_BYTES + frames * 2);
+  out.set(wavHeader({ sampleRate: audio.sampleRate, channels: 1, dataBytes: frames * 2 }));
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < frames; i++) view.setInt16(HEADER_BYTES + i * 2, audio.samples[i * audio.channels + channel]!, true);
+  return out;
 }
