@@ -12,6 +12,7 @@ import type { SipParseError, SipRequest, SipResponse } from "../sip/message.ts";
 import { parseNameAddr, SipMessageError } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TransactionLayer, type TransactionUser } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
+import { callLog } from "./call-log.ts";
 import { CallSession, type Leg, type SessionHost } from "./call-session.ts";
 import { reasonPhrase } from "./causes.ts";
 import { SourceThrottle } from "./source-throttle.ts";
@@ -91,7 +92,7 @@ export class B2bua implements TransactionUser {
       if (!this.throttle.allow(from.address)) return this.refuseOverload(request, tx);
       const session = new CallSession(this.host(), request, tx, from);
       this.sessions.add(session);
-      void session.start().catch((err: unknown) => this.log(`call ${header(request, "Call-ID")}: ${String(err)}`));
+      void session.start().catch((err: unknown) => callLog(header(request, "Call-ID") ?? "", (line) => this.log(line)).error(String(err)));
       return;
     }
     const status = request.method === "OPTIONS" ? 200 : toTag ? 481 : 405;
@@ -120,7 +121,14 @@ export class B2bua implements TransactionUser {
     if (!(error instanceof SipMessageError) || !this.options.whitelist.contains(from.address)) return;
     const request = error.partial;
     if (request.kind !== "request" || request.method === "ACK") return;
-    const response: SipResponse = { kind: "response", status: error.status, reason: reasonPhrase(error.status), version: "SIP/2.0", headers: [], body: new Uint8Array(0) };
+    const response: SipResponse = {
+      kind: "response",
+      status: error.status,
+      reason: reasonPhrase(error.status),
+      version: "SIP/2.0",
+      headers: [],
+      body: new Uint8Array(0),
+    };
     for (const [name, value] of request.headers) {
       if (name === "Via" || name === "From" || name === "To" || name === "Call-ID" || name === "CSeq") response.headers.push([name, value]);
     }

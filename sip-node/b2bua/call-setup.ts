@@ -1,0 +1,229 @@
+// The INVITE pipeline of a call: the caller's INVITE answered 100 at once, one admission round
+// trip to the Worker, the media relay opened, the destination dialled (its digest challenge
+// answered once), its provisionals relayed, and its answer ACKed, reported and passed on to the
+// caller. A CANCEL from the caller, or a destination that rings too long, ends it unanswered.
+import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
+import { header, setHeader } from "../sip/headers.ts";
+import type { SipRequest, SipResponse } from "../sip/message.ts";
+import { parseCSeq, parseNameAddr, parseUri } from "../sip/parser.ts";
+import type { Call } from "./call.ts";
+
+const EMPTY = new Uint8Array(0);
+
+export class CallSetup {
+  private readonly call: Call;
+  /** The caller sent CANCEL: the call ends with 487 as soon as that can be done. */
+  private cancelled = false;
+  /** A 401/407 of the destination was answered once; another is the final answer. */
+  private authTried = false;
+  private noAnswerTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(call: Call) {
+    this.call = call;
+  }
+
+  async start(): Promise<void> {
+    const call = this.call;
+    const { host, invite } = call;
+    call.record("in", invite, call.caller, host.local);
+    const from = parseNameAddr(header(invite, "From")!);
+    const to = parseNameAddr(header(invite, "To")!);
+    const contact = header(invite, "Contact");
+    call.a = {
+      callId: header(invite, "Call-ID")!,
+      localTag: call.newTag(),
+      remoteTag: from.tag,
+      localUri: header(invite, "To")!,
+      remoteUri: header(invite, "From")!,
+      remoteTarget: contact ? parseNameAddr(contact).uri : from.uri,
+      endpoint: call.caller,
+      localSeq: 1,
+    };
+    call.inviteTx.onCancel = () => this.cancelFromCaller();
+    host.register(call.a.callId, call.a.localTag, call.session, "a");
+    call.replyToA(100);
+
+    const requestUri = parseUri(invite.uri);
+    const admission = await host.worker
+      .admit({
+        node_id: host.nodeId,
+        sip_call_id: call.a.callId,
+        src_ip: call.caller.address,
+        src_port: call.caller.port,
+        ani: parseUri(from.uri).user ?? null,
+        dialed: requestUri.user ?? parseUri(to.uri).user ?? "",
+        origin: "sip",
+      })
+      .catch((err: unknown) => {
+        call.log.warn(`admission failed: ${String(err)}`);
+        return null;
+      });
+    if (!admission) return call.finishUnanswered(503, "admission_unavailable", "platform", false);
+    if (admission.decision === "ignore") {
+      call.state = "ended";
+      call.inviteTx.terminate();
+      host.unregister(call.session);
+      return;
+    }
+    if (admission.decision === "reject") {
+      call.replyToA(admission.sip_code);
+      call.state = "ended";
+      host.unregister(call.session);
+      return;
+    }
+    call.admitted(admission);
+    if (this.cancelled) return call.finishUnanswered(487, "cancelled", "caller");
+    const recorded = admission.processing !== "relay_only";
+    call.relay = await host.media.open(admission.call_id, { record: recorded, capture: recorded }).catch((err: unknown) => {
+      call.log.warn(`no media: ${String(err)}`);
+      return null;
+    });
+    if (!call.relay) return call.finishUnanswered(503, "no_media_port", "platform");
+    if (this.cancelled) return call.finishUnanswered(487, "cancelled", "caller");
+    await this.dial();
+  }
+
+  /** The B leg: our INVITE to the ticket's destination, with the caller's offer anchored at the relay. */
+  private async dial(): Promise<void> {
+    const call = this.call;
+    const ticket = call.ticket!;
+    const destination = ticket.destination;
+    const address = await call.host.resolve(destination.host).catch(() => null);
+    if (!address) return call.finishUnanswered(502, "destination_unresolvable", "platform");
+    const target = `sip:${ticket.dialed}@${destination.host}${destination.port === 5060 ? "" : `:${destination.port}`}`;
+    const from = parseNameAddr(header(call.invite, "From")!);
+    const local = call.host.local;
+    call.b = {
+      callId: call.newCallId(),
+      localTag: call.newTag(),
+      remoteTag: null,
+      localUri: `${from.displayName ? `"${from.displayName}" ` : ""}<sip:${ticket.ani ?? "anonymous"}@${local.address}>`,
+      remoteUri: `<sip:${ticket.dialed}@${destination.host}>`,
+      remoteTarget: target,
+      endpoint: { address, port: destination.port, protocol: destination.transport, serverName: destination.host },
+      localSeq: 1,
+    };
+    call.host.register(call.b.callId, call.b.localTag, call.session, "b");
+    call.state = "calling";
+    this.sendInviteToB();
+    this.noAnswerTimer = call.after(call.host.noAnswerMs, () => this.giveUpRinging());
+  }
+
+  /** Nobody answered in time: cancel the destination, tell the caller 480. */
+  private giveUpRinging(): void {
+    const call = this.call;
+    if (call.state !== "calling" && call.state !== "early") return;
+    this.cancelB();
+    call.finishUnanswered(480, "no_answer", "platform");
+  }
+
+  private sendInviteToB(authorization?: [string, string]): void {
+    const call = this.call;
+    const b = call.b!;
+    const request = call.requestOn(b, "INVITE", b.remoteTarget, call.anchor("a", call.invite.body));
+    const type = header(call.invite, "Content-Type");
+    if (type) setHeader(request.headers, "Content-Type", type);
+    if (authorization) request.headers.push(authorization);
+    call.bInvite = request;
+    call.offerToB = request.body;
+    call.send(request, b.endpoint, (response) => this.onInviteResponse(response));
+  }
+
+  private onInviteResponse(response: SipResponse | null): void {
+    const call = this.call;
+    if (call.state === "ended") return;
+    if (!response) return call.finishUnanswered(408, "destination_timeout", "platform");
+    call.record("in", response, call.b!.endpoint, call.host.local);
+    const status = response.status;
+    if (status === 100) return;
+    if (status < 200) {
+      call.b!.remoteTag ??= parseNameAddr(header(response, "To")!).tag;
+      call.report.ringing(response.body.length > 0);
+      call.state = "early";
+      call.replyToA(status, response.reason, call.anchor("b", response.body), header(response, "Content-Type"));
+      return;
+    }
+    if (status < 300) return this.answered(response);
+    const auth = call.ticket?.destination.auth;
+    if ((status === 401 || status === 407) && !this.authTried && auth) {
+      this.authTried = true;
+      const challenge = parseChallenge(header(response, status === 401 ? "WWW-Authenticate" : "Proxy-Authenticate") ?? "");
+      const value = challenge && digestAuthorization(challenge, auth, "INVITE", call.b!.remoteTarget);
+      if (value) return this.sendInviteToB([status === 401 ? "Authorization" : "Proxy-Authorization", value]);
+    }
+    call.finishUnanswered(status, null, this.cancelled ? "caller" : "callee", true, response.reason);
+  }
+
+  private answered(response: SipResponse): void {
+    const call = this.call;
+    call.clearTimer(this.noAnswerTimer);
+    const b = call.b!;
+    b.remoteTag = parseNameAddr(header(response, "To")!).tag;
+    const contact = header(response, "Contact");
+    if (contact) b.remoteTarget = parseNameAddr(contact).uri;
+    // We end the B leg's INVITE at once with its ACK (RFC 3261 §13.2.2.4), unless the ACK must
+    // carry the caller's answer to an offer the callee made in this 200 (late offer).
+    const ack = call.requestOn(b, "ACK", b.remoteTarget, EMPTY, parseCSeq(header(call.bInvite!, "CSeq")!).seq);
+    const lateOffer = call.invite.body.length === 0 && response.body.length > 0 && !this.cancelled;
+    if (lateOffer) call.dialog.holdAckToB(ack);
+    else call.dialog.sendAckToB(ack);
+    if (this.cancelled) {
+      // The caller gave up as the callee answered: hang the callee up.
+      call.dialog.bye("b");
+      return call.finishUnanswered(487, "cancelled", "caller");
+    }
+    call.state = "confirmed";
+    call.report.answered(codecOf(response.body));
+    call.host.media.watch(call.relay!, () => call.hangUp("media_timeout"));
+    const ok = call.responseToA(200, "OK", call.anchor("b", response.body), header(response, "Content-Type"));
+    call.inviteTx.respond(ok);
+    call.record("out", ok, call.host.local, call.caller);
+    call.dialog.retransmitOk(ok);
+    call.after(call.ticket!.max_call_seconds * 1000, () => call.hangUpBoth("platform", "max_call_seconds"));
+  }
+
+  private cancelFromCaller(): void {
+    const call = this.call;
+    this.cancelled = true;
+    if (call.state === "calling" || call.state === "early") {
+      this.cancelB();
+      // The caller hears 487 now; the destination's 487 (or a racing 200) is handled as it comes.
+      call.finishUnanswered(487, "cancelled", "caller");
+    }
+  }
+
+  /** CANCEL for the destination's INVITE: same Request-URI, Via and CSeq number (RFC 3261 §9.1). */
+  cancelB(): void {
+    const call = this.call;
+    const b = call.b!;
+    const invite = call.bInvite!;
+    const cancel: SipRequest = {
+      kind: "request",
+      method: "CANCEL",
+      uri: invite.uri,
+      version: "SIP/2.0",
+      headers: [
+        ["Via", header(invite, "Via")!],
+        ["Max-Forwards", "70"],
+        ["From", header(invite, "From")!],
+        ["To", header(invite, "To")!],
+        ["Call-ID", b.callId],
+        ["CSeq", `${parseCSeq(header(invite, "CSeq")!).seq} CANCEL`],
+      ],
+      body: EMPTY,
+    };
+    call.send(cancel, b.endpoint, () => {});
+  }
+}
+
+/** The first codec of an SDP answer's first m= line (e.g. "PCMU"). */
+function codecOf(body: Uint8Array): string | null {
+  if (body.length === 0) return null;
+  const sdp = new TextDecoder().decode(body);
+  const media = /^m=audio \d+ [^ ]+ (\d+)/m.exec(sdp);
+  if (!media) return null;
+  const pt = media[1]!;
+  const rtpmap = new RegExp(`^a=rtpmap:${pt} ([^/\\s]+)`, "m").exec(sdp);
+  if (rtpmap) return rtpmap[1]!;
+  return ({ "0": "PCMU", "8": "PCMA", "9": "G722", "18": "G729" } as Record<string, string>)[pt] ?? null;
+}
