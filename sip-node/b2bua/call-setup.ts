@@ -2,6 +2,7 @@
 // trip to the Worker, the media relay opened, the destination dialled (its digest challenge
 // answered once), its provisionals relayed, and its answer ACKed, reported and passed on to the
 // caller. A CANCEL from the caller, or a destination that rings too long, ends it unanswered.
+import { firstCodec, parseSdpAudio } from "../media/sdp.ts";
 import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
 import { header, setHeader } from "../sip/headers.ts";
 import type { SipRequest, SipResponse } from "../sip/message.ts";
@@ -173,7 +174,7 @@ export class CallSetup {
       return call.finishUnanswered(487, "cancelled", "caller");
     }
     call.state = "confirmed";
-    call.report.answered(codecOf(response.body));
+    call.report.answered(answerCodec(response.body));
     call.host.media.watch(call.relay!, () => call.hangUp("media_timeout"));
     const ok = call.responseToA(200, "OK", call.anchor("b", response.body), header(response, "Content-Type"));
     call.inviteTx.respond(ok);
@@ -216,14 +217,10 @@ export class CallSetup {
   }
 }
 
-/** The first codec of an SDP answer's first m= line (e.g. "PCMU"). */
-function codecOf(body: Uint8Array): string | null {
+/** The voice codec of the callee's SDP (the answer, or its offer in a late offer), for the report. */
+function answerCodec(body: Uint8Array): string | null {
   if (body.length === 0) return null;
   const sdp = new TextDecoder().decode(body);
-  const media = /^m=audio \d+ [^ ]+ (\d+)/m.exec(sdp);
-  if (!media) return null;
-  const pt = media[1]!;
-  const rtpmap = new RegExp(`^a=rtpmap:${pt} ([^/\\s]+)`, "m").exec(sdp);
-  if (rtpmap) return rtpmap[1]!;
-  return ({ "0": "PCMU", "8": "PCMA", "9": "G722", "18": "G729" } as Record<string, string>)[pt] ?? null;
+  const media = parseSdpAudio(sdp);
+  return media ? firstCodec(media, sdp) : null;
 }
