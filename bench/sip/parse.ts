@@ -58,7 +58,8 @@ function cases(parser: Parser): Case[] {
     const contact = parseNameAddr(header(message, "Contact")!);
     const uri = parseUri(message.uri);
     const via = parseVia(header(message, "Via")!);
-    return message.headers.length + (from.displayName?.length ?? 0) + to.uri.length + contact.uri.length + (uri.port ?? 0) + (via.port ?? 0);
+    const values = (from.displayName?.length ?? 0) + to.uri.length + contact.uri.length + (uri.port ?? 0) + (via.port ?? 0);
+    return message.headers.length + values;
   };
   return [
     { label: "message", run: (bytes) => parseMessage(bytes).headers.length },
