@@ -1,0 +1,287 @@
+// An in-memory host for CallSession: the node's real transaction layer over a wire that keeps
+// every message the node sends, a dispatcher standing in for the B2BUA (dialogs found by Call-ID
+// and our tag), a Worker that admits from memory and keeps the events it is sent, and real media
+// relays on loopback so SDP bodies are anchored as in production. The test plays the caller and
+// the callee by delivering messages and reading what reached them.
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AdmissionTicket, AdmitRequest, AdmitResponse, CallEvent } from "../../schema/node-api.ts";
+import { reasonPhrase } from "../../sip-node/b2bua/causes.ts";
+import { CallSession, type Leg, type SessionHost } from "../../sip-node/b2bua/call-session.ts";
+import { PortAllocator } from "../../sip-node/media/ports.ts";
+import { MediaRelay } from "../../sip-node/media/relay.ts";
+import { header } from "../../sip-node/sip/headers.ts";
+import type { SipMessage, SipRequest, SipResponse } from "../../sip-node/sip/message.ts";
+import { parseCSeq, parseMessage, parseNameAddr } from "../../sip-node/sip/parser.ts";
+import { serializeMessage } from "../../sip-node/sip/serializer.ts";
+import { responseTo, TransactionLayer, type TimerValues } from "../../sip-node/sip/transactions.ts";
+import type { Endpoint, Inbound, Transport } from "../../sip-node/sip/transport.ts";
+
+export const NODE = { address: "10.0.0.1", port: 5060 };
+export const CALLER: Endpoint = { address: "10.0.0.2", port: 5062, protocol: "udp" };
+export const CALLEE: Endpoint = { address: "10.0.0.3", port: 5070, protocol: "udp" };
+export const TIMERS: TimerValues = { T1: 500, T2: 4_000, T4: 5_000 };
+export const NO_ANSWER_MS = 20_000;
+
+/** The caller's offer: PCMU and telephone-event at 10.0.0.2:4000. */
+export const CALLER_SDP = "v=0\r\no=- 1 1 IN IP4 10.0.0.2\r\ns=-\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0 101\r\n"
+  + "a=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\n";
+/** The callee's answer: PCMU at 10.0.0.3:6000. */
+export const CALLEE_SDP = "v=0\r\no=- 2 2 IN IP4 10.0.0.3\r\ns=-\r\nc=IN IP4 10.0.0.3\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\n"
+  + "a=rtpmap:0 PCMU/8000\r\n";
+
+export function ticket(overrides: Partial<AdmissionTicket> = {}): AdmissionTicket {
+  return {
+    decision: "admit",
+    call_id: randomUUID(),
+    customer_id: randomUUID(),
+    dialed: "14155550123",
+    ani: "14155550100",
+    destination: {
+      id: "destination-1",
+      host: CALLEE.address,
+      port: CALLEE.port,
+      transport: "udp",
+      kind: "sip",
+      provider: null,
+      agent_id: null,
+      tech_prefix: null,
+      auth: null,
+    },
+    max_call_seconds: 3_600,
+    processing: "full",
+    sampled: false,
+    sub_customer: null,
+    route: "default",
+    ...overrides,
+  };
+}
+
+/** Every message the node sends, kept parsed; messages from peers are delivered as bytes. */
+class Wire implements Transport {
+  readonly protocol = "udp" as const;
+  readonly local = NODE;
+  readonly sent: Array<{ message: SipMessage; to: Endpoint }> = [];
+  private handler: Inbound = () => {};
+
+  send(bytes: Uint8Array, to: Endpoint): void {
+    this.sent.push({ message: parseMessage(bytes), to });
+  }
+
+  onReceive(handler: Inbound): void {
+    this.handler = handler;
+  }
+
+  async close(): Promise<void> {}
+
+  deliver(message: SipMessage, from: Endpoint): void {
+    this.handler(serializeMessage(message), from);
+  }
+}
+
+const base = 50_000 + (process.pid % 50) * 100;
+const ports = new PortAllocator({ portMin: base, portMax: base + 99 }, "127.0.0.1");
+const spoolDir = mkdtempSync(join(tmpdir(), "call-session-test-"));
+
+export type MemoryNode = ReturnType<typeof memoryNode>;
+
+/** A node with one in-memory host; `admit` decides each admission (a promise the test may hold). */
+export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitResponse>) {
+  const wire = new Wire();
+  const admissions: AdmitRequest[] = [];
+  const events: CallEvent[] = [];
+  const waiting: Array<{ type: CallEvent["type"]; resolve: (event: CallEvent) => void }> = [];
+  const relays = new Set<MediaRelay>();
+  const silence = new Map<MediaRelay, () => void>();
+  const uploads: string[] = [];
+  const dialogs = new Map<string, { session: CallSession; leg: Leg }>();
+  const live = new Set<CallSession>();
+  const starts: Array<Promise<void>> = [];
+  const logs: string[] = [];
+  const dialogOf = (callId: string | null, tag: string | null) => (tag ? dialogs.get(`${callId}|${tag}`) : undefined);
+
+  const layer = new TransactionLayer(
+    wire,
+    {
+      onRequest(request, tx, from) {
+        const found = dialogOf(header(request, "Call-ID"), parseNameAddr(header(request, "To")!).tag);
+        if (found) return found.session.onInDialogRequest(request, tx, found.leg, from);
+        if (request.method !== "INVITE") return tx.respond(responseTo(request, 481, reasonPhrase(481)));
+        const session = new CallSession(host, request, tx, from);
+        live.add(session);
+        starts.push(session.start());
+      },
+      onAck(ack) {
+        const found = dialogOf(header(ack, "Call-ID"), parseNameAddr(header(ack, "To")!).tag);
+        found?.session.onAck(found.leg, ack);
+      },
+    },
+    TIMERS,
+  );
+  layer.onStray2xx = (response) => {
+    const found = dialogOf(header(response, "Call-ID"), parseNameAddr(header(response, "From")!).tag);
+    if (found?.leg === "b") found.session.onRetransmitted2xx();
+  };
+
+  const host: SessionHost = {
+    layer,
+    worker: {
+      admit: async (request) => {
+        admissions.push(request);
+        return admit(request);
+      },
+      event: async (callId, event) => {
+        events.push(event);
+        for (const waiter of waiting.filter((w) => w.type === event.type)) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.resolve(event);
+        }
+        return { call_id: callId, status: "ok", billsec: null, charged_amount: null };
+      },
+    },
+    media: {
+      open: async (callId, policy) => {
+        const relay = await MediaRelay.open(ports, { callId, publicAddress: NODE.address, spoolDir, ...policy });
+        relays.add(relay);
+        return relay;
+      },
+      watch: (relay, onSilence) => void silence.set(relay, onSilence),
+      close: (relay) => {
+        relays.delete(relay);
+        return relay.close();
+      },
+      upload: async (callId, files) => void uploads.push(...files.map((f) => `${callId}/${f.name}`)),
+    },
+    nodeId: "memory-node",
+    noAnswerMs: NO_ANSWER_MS,
+    local: NODE,
+    resolve: async (name) => name,
+    register: (callId, localTag, session, leg) => void dialogs.set(`${callId}|${localTag}`, { session, leg }),
+    unregisterDialog: (callId, localTag) => void dialogs.delete(`${callId}|${localTag}`),
+    unregister: (session) => void live.delete(session),
+    log: (line) => void logs.push(line),
+  };
+
+  const sentTo = (peer: Endpoint) =>
+    wire.sent.filter(({ to }) => to.address === peer.address && to.port === peer.port).map(({ message }) => message);
+
+  return {
+    wire,
+    layer,
+    admissions,
+    events,
+    relays,
+    silence,
+    live,
+    logs,
+    /** Waits for every call started so far to have been admitted and dialled. */
+    started: () => Promise.all(starts),
+    /** The next event of `type` the Worker gets (or the one it already got). */
+    event<T extends CallEvent["type"]>(type: T): Promise<Extract<CallEvent, { type: T }>> {
+      const seen = events.find((e) => e.type === type);
+      if (seen) return Promise.resolve(seen as Extract<CallEvent, { type: T }>);
+      return new Promise((resolve) => waiting.push({ type, resolve: resolve as (event: CallEvent) => void }));
+    },
+    deliver: (message: SipMessage, from: Endpoint) => wire.deliver(message, from),
+    /** Requests of `method` that reached `peer`. */
+    requestsTo: (peer: Endpoint, method: string) =>
+      sentTo(peer).filter((m): m is SipRequest => m.kind === "request" && m.method === method),
+    /** Statuses of the responses to `method` that reached `peer`, in order. */
+    statusesTo: (peer: Endpoint, method = "INVITE") =>
+      sentTo(peer)
+        .filter((m): m is SipResponse => m.kind === "response" && parseCSeq(header(m, "CSeq")!).method === method)
+        .map((m) => m.status),
+    responsesTo: (peer: Endpoint, status: number) =>
+      sentTo(peer).filter((m): m is SipResponse => m.kind === "response" && m.status === status),
+    /** Closes relays of calls a test left up. */
+    async close() {
+      await Promise.all([...relays].map((relay) => relay.close()));
+      relays.clear();
+    },
+  };
+}
+
+const text = (body: string) => new TextEncoder().encode(body);
+
+/** The caller's INVITE (without SDP for a late offer). */
+export function callerInvite(sdp: string | null = CALLER_SDP): SipRequest {
+  return {
+    kind: "request",
+    method: "INVITE",
+    uri: "sip:14155550123@10.0.0.1",
+    version: "SIP/2.0",
+    headers: [
+      ["Via", "SIP/2.0/UDP 10.0.0.2:5062;branch=z9hG4bKcaller-invite"],
+      ["Max-Forwards", "70"],
+      ["From", '"Alice" <sip:14155550100@10.0.0.2>;tag=caller-tag'],
+      ["To", "<sip:14155550123@10.0.0.1>"],
+      ["Call-ID", "caller-call@10.0.0.2"],
+      ["CSeq", "1 INVITE"],
+      ["Contact", "<sip:14155550100@10.0.0.2:5062>"],
+      ...(sdp ? ([["Content-Type", "application/sdp"]] as Array<[string, string]>) : []),
+    ],
+    body: sdp ? text(sdp) : new Uint8Array(0),
+  };
+}
+
+type CallerRequest = { toTag?: string | null; seq?: number; body?: string; contentType?: string; extra?: Array<[string, string]> };
+
+/** A request from the caller on its INVITE's transaction (CANCEL) or dialog (ACK, BYE...). */
+export function fromCaller(method: string, options: CallerRequest = {}): SipRequest {
+  const invite = callerInvite();
+  const inTransaction = method === "CANCEL";
+  const to = options.toTag ? `<sip:14155550123@10.0.0.1>;tag=${options.toTag}` : "<sip:14155550123@10.0.0.1>";
+  const seq = options.seq ?? 1;
+  return {
+    kind: "request",
+    method,
+    uri: invite.uri,
+    version: "SIP/2.0",
+    headers: [
+      ["Via", `SIP/2.0/UDP 10.0.0.2:5062;branch=${inTransaction ? "z9hG4bKcaller-invite" : `z9hG4bKcaller-${method}-${seq}`}`],
+      ["Max-Forwards", "70"],
+      ["From", header(invite, "From")!],
+      ["To", to],
+      ["Call-ID", header(invite, "Call-ID")!],
+      ["CSeq", `${seq} ${method}`],
+      ...(options.extra ?? []),
+      ...(options.body ? ([["Content-Type", options.contentType ?? "application/sdp"]] as Array<[string, string]>) : []),
+    ],
+    body: options.body ? text(options.body) : new Uint8Array(0),
+  };
+}
+
+/** The callee's answer to a request the node sent it, with its tag, Contact and an SDP body if given. */
+export function calleeReply(request: SipRequest, status: number, sdp?: string, tag = "callee-tag"): SipResponse {
+  const response = responseTo(request, status, reasonPhrase(status), status === 100 ? undefined : tag);
+  if (status >= 180 && status < 300) response.headers.push(["Contact", `<sip:bob@${CALLEE.address}:${CALLEE.port}>`]);
+  if (sdp) {
+    response.headers.push(["Content-Type", "application/sdp"]);
+    response.body = text(sdp);
+  }
+  return response;
+}
+
+/** A request from the callee inside the B leg's dialog (to our tag, as the From tag of our INVITE). */
+export function fromCallee(inviteToCallee: SipRequest, method: string, seq = 1): SipRequest {
+  return {
+    kind: "request",
+    method,
+    uri: `sip:${NODE.address}:${NODE.port}`,
+    version: "SIP/2.0",
+    headers: [
+      ["Via", `SIP/2.0/UDP ${CALLEE.address}:${CALLEE.port};branch=z9hG4bKcallee-${method}-${seq}`],
+      ["Max-Forwards", "70"],
+      ["From", `${header(inviteToCallee, "To")};tag=callee-tag`],
+      ["To", header(inviteToCallee, "From")!],
+      ["Call-ID", header(inviteToCallee, "Call-ID")!],
+      ["CSeq", `${seq} ${method}`],
+    ],
+    body: new Uint8Array(0),
+  };
+}
+
+export const tagOf = (message: SipMessage, name: "From" | "To") => parseNameAddr(header(message, name)!).tag;
+export const bodyOf = (message: SipMessage) => new TextDecoder().decode(message.body);
