@@ -9,12 +9,12 @@ import { MediaRelay } from "../../sip-node/media/relay.ts";
 import { sequenceOf, ssrcOf } from "../../sip-node/media/rtp.ts";
 import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
 import { ntpMiddle32 } from "../../sip-node/media/quality.ts";
+import { pause } from "./harness.ts";
 
 const base = 40_000 + (process.pid % 50) * 100;
 const ports = new PortAllocator({ portMin: base, portMax: base + 99 }, "127.0.0.1");
 const spoolDir = mkdtempSync(join(tmpdir(), "relay-test-"));
 const open: Array<{ relay: MediaRelay; sockets: Socket[] }> = [];
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Party = { socket: Socket; port: number; received: Buffer[] };
 
@@ -26,7 +26,8 @@ async function party(): Promise<Party> {
   return { socket, port: socket.address().port, received };
 }
 
-const sdpFor = (port: number) => parseSdpAudio(`v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0\r\n`)!;
+const sdpFor = (port: number) =>
+  parseSdpAudio(`v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0\r\n`)!;
 
 function rtp(seq: number, ssrc: number): Buffer {
   const packet = Buffer.alloc(12 + 160, 0xff);
@@ -39,7 +40,8 @@ function rtp(seq: number, ssrc: number): Buffer {
 }
 
 async function call(record = false) {
-  const relay = await MediaRelay.open(ports, { callId: `call-${open.length}`, publicAddress: "127.0.0.1", record, capture: record, spoolDir });
+  const options = { callId: `call-${open.length}`, publicAddress: "127.0.0.1", record, capture: record, spoolDir };
+  const relay = await MediaRelay.open(ports, options);
   const caller = await party();
   const callee = await party();
   relay.setRemote("caller", sdpFor(caller.port), "PCMU");

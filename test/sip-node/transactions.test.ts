@@ -1,6 +1,6 @@
-// The transaction layer over the in-memory transport pair, with short timers: retransmission
-// and timeout behave as RFC 3261 §17 names them.
-import { describe, expect, it } from "vitest";
+// The transaction layer over the in-memory transport pair, on a fake clock: retransmission and
+// timeout behave as RFC 3261 §17 names them.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { header } from "../../sip-node/sip/headers.ts";
 import type { SipRequest, SipResponse } from "../../sip-node/sip/message.ts";
 import { parseMessage } from "../../sip-node/sip/parser.ts";
@@ -11,7 +11,16 @@ const TIMERS = { T1: 20, T2: 80, T4: 100 };
 const A = { address: "10.0.0.1", port: 5060 };
 const B = { address: "10.0.0.2", port: 5060 };
 const toB: Endpoint = { ...B, protocol: "udp" };
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Moves the fake clock on, running the timers and the in-memory deliveries (setImmediate) due. */
+const elapse = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 function request(method: string, branch = `z9hG4bK${Math.random().toString(36).slice(2)}`): SipRequest {
   return {
@@ -57,13 +66,13 @@ describe("client transactions", () => {
     const { a, sentByA } = pair((_req, tx) => (held = tx));
     const responses: Array<SipResponse | null> = [];
     a.sendRequest(request("INVITE"), toB, (r) => responses.push(r));
-    await pause(TIMERS.T1 * 3.5); // sent at 0, T1, 3*T1
+    await elapse(TIMERS.T1 * 3.5); // sent at 0, T1, 3*T1
     expect(sentByA().filter((m) => m.kind === "request" && m.method === "INVITE")).toHaveLength(3);
     held!.respond(responseTo(held!.request, 180, "Ringing", "b1"));
-    await pause(TIMERS.T1 * 6);
+    await elapse(TIMERS.T1 * 6);
     expect(sentByA().filter((m) => m.kind === "request" && m.method === "INVITE")).toHaveLength(3);
     held!.respond(responseTo(held!.request, 486, "Busy Here", "b1"));
-    await pause(10);
+    await elapse(10);
     expect(responses.map((r) => r?.status)).toEqual([180, 486]);
     // The ACK of a non-2xx final answer is the transaction's own, with the INVITE's branch.
     const ack = sentByA().find((m) => m.kind === "request" && m.method === "ACK") as SipRequest;
@@ -73,8 +82,12 @@ describe("client transactions", () => {
   it("report a timeout (Timer B) when nothing answers within 64*T1", async () => {
     // B's transaction user holds the INVITE and never answers it.
     const { a } = pair(() => {});
-    const outcome = new Promise<SipResponse | null>((resolve) => a.sendRequest(request("INVITE"), toB, resolve));
-    expect(await outcome).toBeNull();
+    const outcomes: Array<SipResponse | null> = [];
+    a.sendRequest(request("INVITE"), toB, (r) => outcomes.push(r));
+    await elapse(64 * TIMERS.T1 - 1);
+    expect(outcomes).toEqual([]);
+    await elapse(1);
+    expect(outcomes).toEqual([null]);
   });
 
   it("keep retransmitting a non-INVITE in Proceeding, at T2 (Timer E)", async () => {
@@ -84,8 +97,13 @@ describe("client transactions", () => {
       tx.respond(responseTo(tx.request, 100, "Trying"));
     });
     a.sendRequest(request("OPTIONS"), toB, () => {});
-    await pause(TIMERS.T1 + TIMERS.T2 * 2.5);
-    expect(sentByA().filter((m) => m.kind === "request").length).toBeGreaterThanOrEqual(3);
+    const sent = () => sentByA().filter((m) => m.kind === "request").length;
+    await elapse(3 * TIMERS.T1 + TIMERS.T2); // sent at 0, T1, 3*T1, then the interval is capped at T2
+    expect(sent()).toBe(4);
+    await elapse(TIMERS.T2);
+    expect(sent()).toBe(5);
+    await elapse(TIMERS.T2);
+    expect(sent()).toBe(6);
     held!.respond(responseTo(held!.request, 200, "OK"));
   });
 });
@@ -95,9 +113,9 @@ describe("server transactions", () => {
     const { a, seenByB, sentByB } = pair((req, tx) => tx.respond(responseTo(req, 200, "OK")));
     const options = request("OPTIONS", "z9hG4bKsame");
     a.sendRequest(options, toB, () => {});
-    await pause(5);
+    await elapse(5);
     a.sendStateless(options, toB);
-    await pause(10);
+    await elapse(10);
     expect(seenByB).toEqual(["OPTIONS"]);
     expect(sentByB().filter((m) => m.kind === "response")).toHaveLength(2);
   });
@@ -107,14 +125,15 @@ describe("server transactions", () => {
     const invite = request("INVITE");
     // Send the INVITE without a client transaction, so nobody ACKs.
     a.sendStateless(invite, toB);
-    await pause(TIMERS.T1 * 3.5);
+    await elapse(TIMERS.T1 * 3.5);
     const finals = () => sentByB().filter((m) => m.kind === "response" && m.status === 486).length;
-    expect(finals()).toBeGreaterThanOrEqual(3);
-    const ack: SipRequest = { ...invite, method: "ACK", headers: invite.headers.map(([n, v]) => [n, n === "CSeq" ? "1 ACK" : n === "To" ? `${v};tag=b1` : v]) };
+    expect(finals()).toBe(3); // at 0, T1, 3*T1
+    const headers = invite.headers.map(([n, v]): [string, string] => [n, n === "CSeq" ? "1 ACK" : n === "To" ? `${v};tag=b1` : v]);
+    const ack: SipRequest = { ...invite, method: "ACK", headers };
     a.sendStateless(ack, toB);
-    await pause(10);
+    await elapse(10);
     const afterAck = finals();
-    await pause(TIMERS.T2 * 2);
+    await elapse(TIMERS.T2 * 2);
     expect(finals()).toBe(afterAck);
   });
 });
