@@ -120,8 +120,11 @@ export const calls = sqliteTable(
     // min_probability filter and sort by risk.
     index("calls_customer_probability_started_idx").on(t.customerId, t.probability, t.startedAt),
     index("calls_customer_route_alert_started_idx").on(t.customerId, t.hasRouteAlert, t.startedAt),
-    index("calls_customer_external_id_idx").on(t.customerId, t.externalId),
-    index("calls_customer_sip_call_id_idx").on(t.customerId, t.sipCallId),
+    // Exact lookups that still list newest first without a sort (GET /calls?external_id= and ?sip_call_id=).
+    index("calls_customer_external_id_started_idx").on(t.customerId, t.externalId, t.startedAt),
+    index("calls_customer_sip_call_id_started_idx").on(t.customerId, t.sipCallId, t.startedAt),
+    // GET /calls?sort=-duration_sec.
+    index("calls_customer_duration_started_idx").on(t.customerId, t.durationSec, t.startedAt),
     // Calls from one number (controlled numbers, case prefill, `q` on an exact ANI).
     index("calls_customer_ani_started_idx").on(t.customerId, t.ani, t.startedAt),
     // A reconnecting sip-node reconciles the calls it was carrying, across accounts.
