@@ -45,6 +45,9 @@ const ConfigSchema = z.object({
   MAX_CALL_SECONDS: int(60).default(14_400),
   /** Lifetime of a recording token (`t` on GET /calls/{id}/recording), for players without an Authorization header. */
   RECORDING_TOKEN_TTL_SEC: int(30).default(300),
+  /** Evidence bundles and PDF reports (GET /calls/{id}/export, /report.pdf) an account may make per window, both counted together. */
+  CALL_EXPORT_LIMIT: int(1).default(30),
+  CALL_EXPORT_WINDOW_SEC: int(1).default(600),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
   /** WebAuthn relying party; by default the host and origin the request came to. */

@@ -1,9 +1,11 @@
 // Calls: the records, transfers of a live call, and the media (recording, captures).
 import type { Api } from "../context.ts";
+import { registerCallEvidence } from "./evidence-routes.ts";
 import { registerCallMedia } from "./media-routes.ts";
 import { registerCalls } from "./routes.ts";
 
 export function register(api: Api): void {
   registerCalls(api);
   registerCallMedia(api);
+  registerCallEvidence(api);
 }

@@ -1,0 +1,252 @@
+// A call's evidence for an analyst: the bundle (a zip of the call record, the verdict, the
+// transcript, the SIP log, the recording and the captures, with a manifest of SHA-256 hashes)
+// and a PDF report to forward. Both are throttled per account, together, by the Limiter.
+//
+// Memory stays bounded whatever the call's length: the zip streams (lib/zip.ts), each R2 object is
+// read once and hashed on its way into the archive (crypto.DigestStream), and the manifest, which
+// needs those hashes, is the archive's last entry. The JSON parts are small (the SIP ladder is at
+// most 500 messages) and are built and hashed up front. The report reads each object once to hash it.
+import { and, asc, desc, eq } from "drizzle-orm";
+import { analyses, callSipMessages, transcripts } from "../../schema/calls.ts";
+import { toUsd } from "../lib/money.ts";
+import { nowIso } from "../lib/time.ts";
+import { zipStream, type ZipEntry } from "../lib/zip.ts";
+import type { MediaFile } from "./call-media.ts";
+import { renderCallReport } from "./call-report-pdf.ts";
+import { getCall } from "./calls.ts";
+import type { Services } from "./context.ts";
+import { TooManyRequests } from "./errors.ts";
+import type { Principal } from "./principal.ts";
+
+export type CallDetail = Awaited<ReturnType<typeof getCall>>;
+
+/** One file of the evidence, as the manifest and the report list it. */
+export type EvidenceFile = { name: string; size: number; sha256: string; content_type: string };
+
+const JSON_TYPE = "application/json";
+const TEXT_TYPE = "text/plain; charset=utf-8";
+const CONTENT_TYPES: Record<string, string> = { wav: "audio/wav", pcap: "application/vnd.tcpdump.pcap" };
+
+/** Counts one export or report against the account's budget; past it, 429 too_many_exports. */
+async function admitExport(s: Services, principal: Principal): Promise<void> {
+  const verdict = await s.limiter(`call-exports:${principal.customer.id}`).hit(s.config.CALL_EXPORT_LIMIT, s.config.CALL_EXPORT_WINDOW_SEC);
+  if (!verdict.allowed) throw new TooManyRequests("too_many_exports", verdict.retryAfterSec);
+}
+
+/** The call's verdict (its newest analysis) as the API shows an analysis; provider and model stay inside. */
+function analysisOut(row: typeof analyses.$inferSelect) {
+  return {
+    id: row.id,
+    prompt_version: row.promptVersion,
+    title: row.title,
+    probability: row.probability,
+    category: row.category,
+    entity: row.entity,
+    caller_identity: row.callerIdentity,
+    red_flags: row.redFlags,
+    language: row.language,
+    tcpa_comment: row.tcpaComment,
+    summary: row.summary,
+    recommendation: row.recommendation,
+    keywords: row.keywords,
+    route_alert: row.routeAlert,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    cost: toUsd(row.costMicros),
+    latency_ms: row.latencyMs,
+    created_at: row.createdAt,
+  };
+}
+export type AnalysisOut = ReturnType<typeof analysisOut>;
+
+function transcriptOut(row: typeof transcripts.$inferSelect) {
+  return {
+    id: row.id,
+    language: row.language,
+    audio_seconds: row.audioSeconds,
+    cost: toUsd(row.costMicros),
+    created_at: row.createdAt,
+    text: row.text,
+    segments: row.segments,
+  };
+}
+export type TranscriptOut = ReturnType<typeof transcriptOut>;
+
+type SipMessageRow = typeof callSipMessages.$inferSelect;
+
+/** One message of the plain-text log: when, which way, between whom; then the message as on the wire. */
+function messageText(m: SipMessageRow): string {
+  const heading = `${m.timeStamp}  ${m.direction === "in" ? "received" : "sent"}  ${m.fromIp} -> ${m.toIp}`;
+  if (m.raw) return `${heading}\n${m.raw.replace(/\r\n/g, "\n").trimEnd()}`;
+  const headers = Object.entries(m.headers ?? {}).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((v) => `${name}: ${typeof v === "string" ? v : JSON.stringify(v)}`),
+  );
+  return [heading, m.firstLine, ...headers].join("\n");
+}
+
+/** The SIP ladder as the API's SIP log: the messages, and the plain-text log of them. */
+function sipLogOut(call: CallDetail, rows: SipMessageRow[]) {
+  return {
+    call_id: call.id,
+    sip_call_id: call.sip_call_id,
+    messages: rows.map((m) => ({
+      time_stamp: m.timeStamp,
+      direction: m.direction,
+      method: m.method,
+      status: m.status,
+      fromip: m.fromIp,
+      toip: m.toIp,
+      fromtag: m.fromTag,
+      totag: m.toTag,
+      first_line: m.firstLine,
+      headers: m.headers,
+    })),
+    text: rows.map(messageText).join("\n\n") + "\n",
+  };
+}
+
+type Evidence = {
+  call: CallDetail;
+  analysis: AnalysisOut | null;
+  transcript: TranscriptOut | null;
+  sipLog: ReturnType<typeof sipLogOut> | null;
+  /** The media objects present in R2: the recording first, then the captures, caller's first. */
+  media: R2Object[];
+};
+
+/** The call (or 404), then the throttle, then what the call has; nothing is read from R2 before the throttle admits. */
+async function gather(s: Services, principal: Principal, callId: string): Promise<Evidence> {
+  const call = await getCall(s, principal, callId);
+  await admitExport(s, principal);
+  const mine = <T extends typeof analyses | typeof transcripts | typeof callSipMessages>(table: T) =>
+    and(eq(table.customerId, principal.customer.id), eq(table.callId, call.id));
+  const keys = [...new Set([call.recording_available ? call.recording_wav_path : null, ...(call.recording_pcap_paths ?? [])])];
+  const [analysis, transcript, messages, heads] = await Promise.all([
+    s.db.select().from(analyses).where(mine(analyses)).orderBy(desc(analyses.createdAt), desc(analyses.id)).limit(1).get(),
+    s.db.select().from(transcripts).where(mine(transcripts)).orderBy(desc(transcripts.createdAt), desc(transcripts.id)).limit(1).get(),
+    s.db.select().from(callSipMessages).where(mine(callSipMessages)).orderBy(asc(callSipMessages.seq)),
+    Promise.all(keys.filter((key) => key !== null).map((key) => s.media.head(key))),
+  ]);
+  return {
+    call,
+    analysis: analysis ? analysisOut(analysis) : null,
+    transcript: transcript ? transcriptOut(transcript) : null,
+    sipLog: messages.length > 0 ? sipLogOut(call, messages) : null,
+    media: heads.filter((head) => head !== null),
+  };
+}
+
+const basename = (key: string) => key.slice(key.lastIndexOf("/") + 1);
+const contentTypeOf = (name: string) => CONTENT_TYPES[name.slice(name.lastIndexOf(".") + 1)] ?? "application/octet-stream";
+const hex = (digest: ArrayBuffer) => [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const encoder = new TextEncoder();
+const jsonBytes = (value: unknown) => encoder.encode(JSON.stringify(value, null, 2) + "\n");
+
+/**
+ * Passes a stream through unchanged while hashing it: `file` settles with its SHA-256 and size
+ * once the last byte has gone by. The hash is taken of what the archive received, chunk by chunk.
+ */
+function hashedOnTheWay(name: string, body: ReadableStream<Uint8Array>) {
+  const digest = new crypto.DigestStream("SHA-256");
+  const writer = digest.getWriter();
+  let size = 0;
+  const stream = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        size += chunk.byteLength;
+        await writer.write(chunk);
+        controller.enqueue(chunk);
+      },
+      async flush() {
+        await writer.close();
+      },
+    }),
+  );
+  const file = digest.digest.then((d): EvidenceFile => ({ name, size, sha256: hex(d), content_type: contentTypeOf(name) }));
+  return { stream, file };
+}
+
+/** The SHA-256 of an R2 object, read once as a stream. */
+async function hashObject(s: Services, head: R2Object): Promise<EvidenceFile> {
+  const object = await s.media.get(head.key);
+  if (!object) throw new Error(`media ${head.key} went away while hashing`);
+  const { stream, file } = hashedOnTheWay(basename(head.key), object.body);
+  await stream.pipeTo(new WritableStream());
+  return file;
+}
+
+const streamOf = (bytes: Uint8Array) => new Blob([bytes]).stream();
+
+/**
+ * The evidence bundle: call.json, analysis.json and transcript.json when the call has them,
+ * sip-log.json and sip-log.txt when the ladder was kept, the recording and the captures present
+ * in R2, and manifest.json last, listing every other file with its size and SHA-256.
+ */
+export async function callExport(s: Services, principal: Principal, callId: string): Promise<MediaFile> {
+  const evidence = await gather(s, principal, callId);
+  const { call } = evidence;
+  const parts: { name: string; bytes: Uint8Array; type: string }[] = [{ name: "call.json", bytes: jsonBytes(call), type: JSON_TYPE }];
+  if (evidence.analysis) parts.push({ name: "analysis.json", bytes: jsonBytes(evidence.analysis), type: JSON_TYPE });
+  if (evidence.transcript) parts.push({ name: "transcript.json", bytes: jsonBytes(evidence.transcript), type: JSON_TYPE });
+  if (evidence.sipLog) {
+    parts.push({ name: "sip-log.json", bytes: jsonBytes(evidence.sipLog), type: JSON_TYPE });
+    parts.push({ name: "sip-log.txt", bytes: encoder.encode(evidence.sipLog.text), type: TEXT_TYPE });
+  }
+  const listed: Promise<EvidenceFile>[] = parts.map(async (p) => ({
+    name: p.name,
+    size: p.bytes.byteLength,
+    sha256: hex(await crypto.subtle.digest("SHA-256", p.bytes)),
+    content_type: p.type,
+  }));
+  const entries: ZipEntry[] = parts.map((p) => ({ name: p.name, open: async () => streamOf(p.bytes) }));
+  for (const head of evidence.media) {
+    entries.push({
+      name: basename(head.key),
+      open: async () => {
+        const object = await s.media.get(head.key);
+        if (!object) throw new Error(`media ${head.key} went away while zipping`);
+        const { stream, file } = hashedOnTheWay(basename(head.key), object.body);
+        listed.push(file);
+        return stream;
+      },
+    });
+  }
+  entries.push({
+    name: "manifest.json",
+    // Opened after every other entry has been read through, so each hash is settled by then.
+    open: async () =>
+      streamOf(jsonBytes({ call_id: call.id, generated_at: nowIso(), algorithm: "SHA-256", files: await Promise.all(listed) })),
+  });
+  return {
+    body: zipStream(entries),
+    contentType: "application/zip",
+    filename: `call-${call.id}-evidence.zip`,
+    disposition: "attachment",
+    size: null,
+    etag: null,
+    part: null,
+  };
+}
+
+/** The report a fraud analyst forwards: verdict, call facts and timing, quality, transcript excerpt, evidence hashes. */
+export async function callReport(s: Services, principal: Principal, callId: string): Promise<MediaFile> {
+  const evidence = await gather(s, principal, callId);
+  const files = await Promise.all(evidence.media.map((head) => hashObject(s, head)));
+  const pdf = await renderCallReport({
+    call: evidence.call,
+    analysis: evidence.analysis,
+    transcript: evidence.transcript,
+    evidence: files,
+    account: principal.customer.company,
+    generatedAt: nowIso(),
+  });
+  return {
+    body: streamOf(pdf),
+    contentType: "application/pdf",
+    filename: `call-${evidence.call.id}-report.pdf`,
+    disposition: "inline",
+    size: pdf.byteLength,
+    etag: null,
+    part: null,
+  };
+}
