@@ -48,7 +48,7 @@ export class CallReport {
     this.ladder.push({
       time_stamp: new Date().toISOString(),
       direction,
-      method: message.kind === "request" ? message.method : (cseq ? parseCSeq(cseq).method : ""),
+      method: message.kind === "request" ? message.method : cseq ? parseCSeq(cseq).method : "",
       status: message.kind === "response" ? `${message.status} ${message.reason}` : null,
       fromip: `${from.address}:${from.port}`,
       toip: `${to.address}:${to.port}`,

@@ -26,11 +26,12 @@ export const TIMERS: TimerValues = { T1: 500, T2: 4_000, T4: 5_000 };
 export const NO_ANSWER_MS = 20_000;
 
 /** The caller's offer: PCMU and telephone-event at 10.0.0.2:4000. */
-export const CALLER_SDP = "v=0\r\no=- 1 1 IN IP4 10.0.0.2\r\ns=-\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0 101\r\n"
-  + "a=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\n";
+export const CALLER_SDP =
+  "v=0\r\no=- 1 1 IN IP4 10.0.0.2\r\ns=-\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0 101\r\n" +
+  "a=rtpmap:0 PCMU/8000\r\na=rtpmap:101 telephone-event/8000\r\n";
 /** The callee's answer: PCMU at 10.0.0.3:6000. */
-export const CALLEE_SDP = "v=0\r\no=- 2 2 IN IP4 10.0.0.3\r\ns=-\r\nc=IN IP4 10.0.0.3\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\n"
-  + "a=rtpmap:0 PCMU/8000\r\n";
+export const CALLEE_SDP =
+  "v=0\r\no=- 2 2 IN IP4 10.0.0.3\r\ns=-\r\nc=IN IP4 10.0.0.3\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\n" + "a=rtpmap:0 PCMU/8000\r\n";
 
 export function ticket(overrides: Partial<AdmissionTicket> = {}): AdmissionTicket {
   return {
