@@ -1,6 +1,6 @@
 // Calls through the SIP node with sipp on both sides and the Worker's real admission.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freeUdpPort, openAccount, pause, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import { endedCall, freeUdpPort, openAccount, pause, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
 let stack: Stack;
 
@@ -11,7 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
 
 /** Polls until the Worker has the call's end (the node reports it just after the last message). */
 async function ledgerCall(account: TestAccount): Promise<any> {
@@ -144,7 +143,8 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     await stack.sql(
-      "INSERT OR IGNORE INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
+      "INSERT OR IGNORE INTO plans " +
+        "(code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
         "VALUES ('pricey', 'Pricey', 0, 2, 1000000000, 60, 0, 90)",
     );
     await stack.sql(`UPDATE customers SET plan_code = 'pricey', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
@@ -156,7 +156,8 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     await stack.sql(
-      `INSERT INTO ani_controls (id, customer_id, ani, action, created_at) VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550666', 'block', '${new Date().toISOString()}')`,
+      "INSERT INTO ani_controls (id, customer_id, ani, action, created_at) " +
+        `VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550666', 'block', '${new Date().toISOString()}')`,
     );
     const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "403", ANI: "14155550666" });
     expect(caller.code, caller.output).toBe(0);
@@ -207,10 +208,13 @@ describe("calls through the node", () => {
     const account = await openAccount(stack, port);
     // A plan whose price lets the balance buy three seconds, with no minimum to cover.
     await stack.sql(
-      "INSERT OR IGNORE INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
+      "INSERT OR IGNORE INTO plans " +
+        "(code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
         "VALUES ('three-seconds', 'Three seconds', 0, 2, 100000000, 1, 0, 91)",
     );
-    await stack.sql(`UPDATE customers SET plan_code = 'three-seconds', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
+    await stack.sql(
+      `UPDATE customers SET plan_code = 'three-seconds', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`,
+    );
     const callee = uas("uas-hungup.xml", port);
     await pause(200);
     const started = Date.now();
@@ -227,9 +231,12 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const divertPort = await freeUdpPort();
     const account = await openAccount(stack, port);
-    const fraudDesk = await account.call("/api/customer/destinations", { body: { host: "127.0.0.1", port: divertPort, label: "Fraud desk" } });
+    const fraudDesk = await account.call("/api/customer/destinations", {
+      body: { host: "127.0.0.1", port: divertPort, label: "Fraud desk" },
+    });
     await stack.sql(
-      `INSERT INTO ani_controls (id, customer_id, ani, action, divert_destination_id, created_at) VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550100', 'divert', '${fraudDesk.id}', '${new Date().toISOString()}')`,
+      "INSERT INTO ani_controls (id, customer_id, ani, action, divert_destination_id, created_at) " +
+        `VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550100', 'divert', '${fraudDesk.id}', '${new Date().toISOString()}')`,
     );
     const callee = uas("uas.xml", divertPort);
     await pause(200);
@@ -239,14 +246,3 @@ describe("calls through the node", () => {
     expect((await endedCall(account)).routed_destination_id).toBe(fraudDesk.id);
   });
 });
-
-/** The account's latest call once its end has reached the Worker. */
-async function endedCall(account: TestAccount): Promise<any> {
-  for (let i = 0; i < 40; i++) {
-    const list = await account.call("/api/calls");
-    const call = list.items?.[0];
-    if (call && call.status !== "ringing" && call.status !== "active") return call;
-    await pause(100);
-  }
-  return null;
-}

@@ -29,8 +29,6 @@ export type Stack = {
   stop(): Promise<void>;
 };
 
-
-
 /** `env` overrides the node's settings (e.g. a short RTP timeout for the media tests). */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const state = mkdtempSync(join(tmpdir(), "sip-stack-"));
@@ -72,7 +70,13 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   };
 }
 
-export type TestAccount = { token: string; id: string; src: string; destination: any; call(path: string, init?: { method?: string; body?: unknown }): Promise<any> };
+export type TestAccount = {
+  token: string;
+  id: string;
+  src: string;
+  destination: any;
+  call(path: string, init?: { method?: string; body?: unknown }): Promise<any>;
+};
 
 function d1(state: string, statement: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -89,7 +93,11 @@ function d1(state: string, statement: string): Promise<void> {
 let nextHost = 10;
 
 /** An account calling from its own loopback address, with a destination at 127.0.0.1:`destinationPort`. */
-export async function openAccount(stack: Stack, destinationPort: number, destinationExtra: Record<string, unknown> = {}): Promise<TestAccount> {
+export async function openAccount(
+  stack: Stack,
+  destinationPort: number,
+  destinationExtra: Record<string, unknown> = {},
+): Promise<TestAccount> {
   const src = `127.0.0.${nextHost++}`;
   const json = async (path: string, init: { method?: string; body?: unknown; token?: string } = {}) => {
     const res = await fetch(`${stack.api}${path}`, {
@@ -100,7 +108,9 @@ export async function openAccount(stack: Stack, destinationPort: number, destina
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
-  const signup = await json("/api/auth/signup", { body: { email: `sip-${randomBytes(6).toString("hex")}@carrier.test`, password: "sip test password 1" } });
+  const signup = await json("/api/auth/signup", {
+    body: { email: `sip-${randomBytes(6).toString("hex")}@carrier.test`, password: "sip test password 1" },
+  });
   const token = signup.body.access_token as string;
   const destination = await json("/api/customer/destinations", {
     token,
@@ -119,17 +129,38 @@ export async function openAccount(stack: Stack, destinationPort: number, destina
   };
 }
 
+/** The account's latest call once its end has reached the Worker (the node reports it just after the last message). */
+export async function endedCall(account: TestAccount): Promise<any> {
+  for (let i = 0; i < 40; i++) {
+    const list = await account.call("/api/calls");
+    const call = list.items?.[0];
+    if (call && call.status !== "ringing" && call.status !== "active") return call;
+    await pause(100);
+  }
+  return null;
+}
+
 export type SippResult = { code: number | null; output: string };
 
 /** Runs one sipp call (or `-m N` calls) to completion (exit code 0: the scenario passed). */
 export function sipp(args: string[], timeoutSec = 30): Promise<SippResult> {
   return new Promise((resolve) => {
     // SIPP_TRACE=<folder> keeps every message each sipp saw, for debugging a scenario.
-    const trace = process.env.SIPP_TRACE ? ["-trace_msg", "-message_file", `${process.env.SIPP_TRACE}/sipp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.log`] : [];
+    const trace = process.env.SIPP_TRACE
+      ? [
+          "-trace_msg",
+          "-message_file",
+          `${process.env.SIPP_TRACE}/sipp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.log`,
+        ]
+      : [];
     const calls = args.includes("-m") ? [] : ["-m", "1"];
-    const child = spawn("sipp", [...calls, "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...trace, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "sipp",
+      [...calls, "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...trace, ...args],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
@@ -151,13 +182,51 @@ function scenarioFile(scenario: string, fill: Record<string, string>): string {
 const mediaPort = async () => ["-mp", String(await freeUdpPort())];
 
 /** The UAS side: listens on `port` for `calls` calls with the given scenario (UDP, or TCP with `tcp`). */
-export const uas = async (scenario: string, port: number, tcp = false, fill: Record<string, string> = {}, calls = 1, extra: string[] = []) =>
-  sipp(["-sf", scenarioFile(scenario, fill), "-i", "127.0.0.1", "-p", String(port), "-m", String(calls), ...(await mediaPort()), ...(tcp ? ["-t", "t1"] : []), ...extra]);
+export const uas = async (
+  scenario: string,
+  port: number,
+  tcp = false,
+  fill: Record<string, string> = {},
+  calls = 1,
+  extra: string[] = [],
+) =>
+  sipp([
+    "-sf",
+    scenarioFile(scenario, fill),
+    "-i",
+    "127.0.0.1",
+    "-p",
+    String(port),
+    "-m",
+    String(calls),
+    ...(await mediaPort()),
+    ...(tcp ? ["-t", "t1"] : []),
+    ...extra,
+  ]);
 
 /** The UAC side: one call from `src` to the node. */
-export async function uac(stack: Stack, src: string, scenario: string, dialed = "14155550123", fill: Record<string, string> = {}, tcp = false) {
+export async function uac(
+  stack: Stack,
+  src: string,
+  scenario: string,
+  dialed = "14155550123",
+  fill: Record<string, string> = {},
+  tcp = false,
+) {
   const file = scenarioFile(scenario, fill);
-  return sipp(["-sf", file, "-i", src, "-p", "0", ...(await mediaPort()), "-s", dialed, ...(tcp ? ["-t", "t1"] : []), `127.0.0.1:${stack.node.port}`]);
+  return sipp([
+    "-sf",
+    file,
+    "-i",
+    src,
+    "-p",
+    "0",
+    ...(await mediaPort()),
+    "-s",
+    dialed,
+    ...(tcp ? ["-t", "t1"] : []),
+    `127.0.0.1:${stack.node.port}`,
+  ]);
 }
 
 /** Sends raw bytes from `src` and collects whatever comes back within `waitMs`. */

@@ -12,7 +12,7 @@ import { header, setHeader } from "../../sip-node/sip/headers.ts";
 import type { SipMessage, SipRequest } from "../../sip-node/sip/message.ts";
 import { serializeMessage } from "../../sip-node/sip/serializer.ts";
 import { responseTo } from "../../sip-node/sip/transactions.ts";
-import { openAccount, pause, startStack, uac, type Stack } from "./harness.ts";
+import { endedCall, openAccount, startStack, uac, type Stack } from "./harness.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sip-tls-"));
 
@@ -20,10 +20,29 @@ const dir = mkdtempSync(join(tmpdir(), "sip-tls-"));
 function certificate(name: string): { key: string; cert: string } {
   const key = join(dir, `${name}-key.pem`);
   const cert = join(dir, `${name}-cert.pem`);
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-    "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
   return { key, cert };
 }
 
@@ -69,7 +88,9 @@ function answer(message: SipMessage, send: (reply: SipMessage) => void): void {
     const ok = responseTo(message, 200, "OK", "tlsuas");
     setHeader(ok.headers, "Contact", `<sip:127.0.0.1:${port};transport=tls>`);
     setHeader(ok.headers, "Content-Type", "application/sdp");
-    ok.body = new TextEncoder().encode("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n");
+    ok.body = new TextEncoder().encode(
+      "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n",
+    );
     send(ok);
   } else if (message.method === "BYE") {
     send(responseTo(message, 200, "OK"));
@@ -81,11 +102,10 @@ describe("SIP over TLS toward a destination", () => {
     const account = await openAccount(stack, port, { transport: "tls" });
     const caller = await uac(stack, account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
-    await pause(300);
+    const call = await endedCall(account);
     expect(seen.map((r) => r.method)).toEqual(["INVITE", "ACK", "BYE"]);
     expect(header(seen[0]!, "Via")).toMatch(/^SIP\/2\.0\/TLS /);
     expect(header(seen[0]!, "Contact")).toMatch(/;transport=tls>$/);
-    const call = (await account.call("/api/calls")).items[0];
     expect(call).toMatchObject({ status: "completed", dest_transport: "tls", hangup_by: "caller" });
   });
 
@@ -97,7 +117,6 @@ describe("SIP over TLS toward a destination", () => {
     expect(caller.code, caller.output).toBe(0);
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(seen.length).toBe(before);
-    await pause(300);
-    expect((await account.call("/api/calls")).items[0]).toMatchObject({ status: "failed", sip_code: 503, dest_transport: "tls" });
+    expect(await endedCall(account)).toMatchObject({ status: "failed", sip_code: 503, dest_transport: "tls" });
   });
 });
