@@ -244,6 +244,19 @@ describe("GET /calls/{call_id}/export", () => {
     expect(manifest.files[0].sha256).toBe(await sha256(files["call.json"]!));
   });
 
+  it("hashes a recording of several megabytes as it streams it, chunk after chunk", async () => {
+    const { owner, callId } = await placedCall();
+    const big = new Uint8Array(6 * 1024 * 1024 + 123);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+    expect((await node.upload(callId, "recording.wav", big)).status).toBe(200);
+    const files = unzipSync((await download(`/api/calls/${callId}/export`, owner.token)).bytes);
+    const manifest = JSON.parse(text(files["manifest.json"]));
+    const hash = await sha256(big);
+    expect(files["recording.wav"]!.byteLength).toBe(big.byteLength);
+    expect(manifest.files.find((f: any) => f.name === "recording.wav")).toMatchObject({ size: big.byteLength, sha256: hash });
+    expect((await pdfText((await download(`/api/calls/${callId}/report.pdf`, owner.token)).bytes)).lines).toContain(hash);
+  });
+
   it("skips a capture the call lists but R2 no longer holds", async () => {
     const { owner, callId, media } = await recordedCall();
     await env.MEDIA.delete(`calls/${owner.account.id}/${callId}/callee.pcap`);
