@@ -31,11 +31,14 @@ export type MoneyInput = {
   entryId: string;
   type: string;
   amountMicros: number;
+  /** The call the money is for (an analysis fee, its refund), shown with the entry. */
+  callId?: string | null;
   description?: string | null;
   createdAt: string;
 };
 
 export type CreditResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "invalid_amount" };
+export type RefundResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "nothing_to_refund" };
 export type DebitResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "invalid_amount" | "insufficient_balance" };
 
 export type AdmitInput = {
@@ -181,6 +184,21 @@ export class AccountLedger extends DurableObject {
       if (existing) return { ok: true, entry: existing };
       if (this.summary().available_micros < input.amountMicros) return { ok: false, reason: "insufficient_balance" };
       return { ok: true, entry: this.post(moneyPosting(input, -1)) };
+    });
+  }
+
+  /**
+   * Gives back exactly what a debit took (a failed analysis, a cancelled order): nothing when that
+   * debit never happened, and once only (idempotent by the refund's entry id).
+   */
+  refund(input: { entryId: string; ofEntryId: string; type: string; description?: string | null; createdAt: string }): RefundResult {
+    return this.write(() => {
+      const existing = this.entry(input.entryId);
+      if (existing) return { ok: true, entry: existing };
+      const original = this.entry(input.ofEntryId);
+      if (!original || original.amount_micros >= 0) return { ok: false, reason: "nothing_to_refund" };
+      const posting = { id: input.entryId, type: input.type, amountMicros: -original.amount_micros, at: input.createdAt };
+      return { ok: true, entry: this.post({ ...posting, callId: original.call_id, description: input.description ?? null }) };
     });
   }
 
@@ -347,6 +365,7 @@ const moneyPosting = (input: MoneyInput, sign: 1 | -1): Posting => ({
   id: input.entryId,
   type: input.type,
   amountMicros: sign * input.amountMicros,
+  callId: input.callId ?? null,
   description: input.description,
   at: input.createdAt,
 });

@@ -15,6 +15,8 @@ export type Bindings = {
   TRUNK_REGISTRY: DurableObjectNamespace<TrunkRegistry>;
   NODE_HUB: DurableObjectNamespace<NodeHub>;
   LIMITER: DurableObjectNamespace<Limiter>;
+  /** Workers AI (production: `[ai] binding = "AI"`); absent locally, where the offline adapters serve. */
+  AI?: { run(model: string, input: Record<string, unknown>): Promise<unknown> };
   ASSETS?: Fetcher;
 } & Record<string, unknown>;
 
@@ -55,6 +57,22 @@ const ConfigSchema = z.object({
   WEBAUTHN_ORIGIN: z.string().optional(),
   WEBAUTHN_RP_NAME: z.string().default("Call Shield"),
   MAIL_PROVIDER: z.enum(["outbox"]).default("outbox"),
+  // The calls pipeline (docs/decisions.md, "Calls and analysis").
+  /** Who turns recordings into text: Workers AI's Whisper, an OpenAI-compatible URL, or nobody. */
+  TRANSCRIPTION_PROVIDER: z.enum(["workers-ai", "openai-compatible", "off"]).default("workers-ai"),
+  /** Base URL up to /v1 of an OpenAI-compatible speech-to-text service (the offline engine locally). */
+  TRANSCRIPTION_URL: z.url().optional(),
+  TRANSCRIPTION_MODEL: z.string().default("whisper-1"),
+  TRANSCRIPTION_API_KEY: z.string().optional(),
+  /** Base URL up to /v1 of an OpenAI-compatible chat service, for tiers whose provider is openai-compatible. */
+  ANALYSIS_URL: z.url().optional(),
+  /** Overrides the tier's model name at that URL. */
+  ANALYSIS_MODEL: z.string().optional(),
+  ANALYSIS_API_KEY: z.string().optional(),
+  ANALYSIS_PRICE_INPUT_USD_PER_MTOK: z.coerce.number().min(0).default(0),
+  ANALYSIS_PRICE_OUTPUT_USD_PER_MTOK: z.coerce.number().min(0).default(0),
+  /** Attempts of one transcribe-and-analyse job before it is marked failed. */
+  ANALYSIS_MAX_ATTEMPTS: int(1).default(4),
   // The wholesale exchange API (worker/exchange), under these prefixes on every hostname.
   EXCHANGE_PREFIX: pathPrefix.default("/exchange"),
   EXCHANGE_LEGACY_PREFIX: pathPrefix.default("/exchange/v1"),

@@ -10,6 +10,7 @@ import {
   Forbidden,
   InvalidField,
   NotFound,
+  PaymentRequired,
   RangeNotSatisfiable,
   Refused,
   TooManyRequests,
@@ -25,6 +26,7 @@ export function httpErrorOf(err: DomainError): ApiError {
   if (err instanceof Forbidden) return new ApiError(403, err.detail);
   if (err instanceof Unauthenticated) return new ApiError(401, err.detail, { "WWW-Authenticate": "Bearer" });
   if (err instanceof Refused) return new ApiError(400, err.detail);
+  if (err instanceof PaymentRequired) return new ApiError(402, err.detail);
   if (err instanceof TooManyRequests) {
     return new ApiError(429, err.detail, { "Retry-After": String(Math.max(1, Math.ceil(err.retryAfterSec))) });
   }

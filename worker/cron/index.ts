@@ -4,6 +4,7 @@ import type { Bindings } from "../env.ts";
 import { loadConfig } from "../env.ts";
 import { describeError } from "../lib/errors.ts";
 import { newServices, type Services } from "../services/context.ts";
+import { requeueStaleJobs } from "../services/analysis-pipeline.ts";
 import { sweepExchangeNonces } from "./exchange-nonces.ts";
 import { sweepExpiredStepTokens } from "./spent-tokens.ts";
 
@@ -12,6 +13,7 @@ type Job = { name: string; run(s: Services, env: Bindings, now: Date): Promise<v
 export const JOBS: Job[] = [
   { name: "spent step tokens", run: (s, _env, now) => sweepExpiredStepTokens(s, now) },
   { name: "exchange nonce counters", run: (_s, env, now) => sweepExchangeNonces(env, now) },
+  { name: "stale analysis jobs", run: async (s, _env, now) => void (await requeueStaleJobs(s, now)) },
 ];
 
 /** Runs every job for the tick at `scheduledTime`; throws after all ran if any failed, so the run shows as failed. */

@@ -79,6 +79,8 @@ export async function admitCall(deps: Services, request: AdmitRequest): Promise<
   if (!admission.ok) return refuse(deps, call, admission.reason);
 
   const sampled = isSampled(route.destination.sampleRate);
+  // sample_mode record: the sample is what gets recorded at all; the other calls are relayed only.
+  const processing = !sampled && route.destination.sampleMode === "record" ? "relay_only" : route.destination.processing;
   const [destination] = await Promise.all([
     targetOf(deps.config, route.destination),
     deps.db.insert(calls).values({
@@ -86,7 +88,7 @@ export async function admitCall(deps: Services, request: AdmitRequest): Promise<
       status: "ringing",
       maxCallSeconds: admission.maxCallSeconds,
       rateAppliedMicros: admission.ratePerMinuteMicros,
-      processing: route.destination.processing,
+      processing,
       sampled,
       transcriptStatus: "pending",
       analysisStatus: "pending",
@@ -100,7 +102,7 @@ export async function admitCall(deps: Services, request: AdmitRequest): Promise<
     ani: call.ani ?? null,
     destination,
     max_call_seconds: admission.maxCallSeconds,
-    processing: route.destination.processing,
+    processing,
     sampled,
     sub_customer: call.subCustomer ?? null,
     route: route.kind,

@@ -113,6 +113,10 @@ async function endCall(deps: Services, call: CallRow, event: EndedEvent) {
     earlyMedia: event.early_media ?? call.earlyMedia,
     codec: event.codec ?? call.codec,
     mediaIp: event.media_ip ?? call.mediaIp,
+    // Nothing will be recorded for a call never answered, or relayed only: nothing to analyse.
+    ...(call.analysisStatus === "pending" && (!answeredAt || call.processing === "relay_only")
+      ? { transcriptStatus: "none", analysisStatus: "none" }
+      : {}),
     mos: event.mos ?? null,
     jitterMs: event.jitter_ms ?? null,
     packetLossPct: event.packet_loss_pct ?? null,

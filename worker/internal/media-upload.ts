@@ -6,6 +6,7 @@ import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { calls } from "../../schema/calls.ts";
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, MediaName, type MediaUploadResponse } from "../../schema/node-api.ts";
+import { afterRecording } from "../services/analysis-pipeline.ts";
 import type { Services } from "../services/context.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
 import { nowIso } from "../lib/time.ts";
@@ -45,6 +46,7 @@ export async function uploadMedia(
 
   if (name === "recording.wav") {
     await deps.db.update(calls).set({ recordingWavPath: key, recordingAvailable: true, updatedAt: nowIso() }).where(eq(calls.id, call.id));
+    await afterRecording(deps, call.id);
   } else {
     // One statement, so the caller's and the callee's uploads can race without losing either:
     // the key joins the list once, caller's capture first.

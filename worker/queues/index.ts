@@ -1,10 +1,14 @@
 // Queue consumers: each queue the Worker consumes (wrangler.toml [[queues.consumers]]) names
-// its handler here. The calls pipeline adds the first (transcription, analysis, the verdict).
+// its handler here.
 import type { Bindings } from "../env.ts";
+import { consumeAnalysis } from "./analysis.ts";
 
 export type QueueHandler = (batch: MessageBatch, env: Bindings, ctx: ExecutionContext) => Promise<void>;
 
-export const CONSUMERS: Record<string, QueueHandler> = {};
+export const CONSUMERS: Record<string, QueueHandler> = {
+  /** Transcription, analysis and the verdict of recorded calls. */
+  "call-shield-analysis": consumeAnalysis,
+};
 
 /** Hands a batch to its queue's handler; a batch from a queue nobody handles is retried, never dropped. */
 export async function dispatchQueue(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {

@@ -21,5 +21,9 @@ export const AiTierSchema = z
   })
   .openapi("AiTier");
 
+export const AccountAiTierSchema = AiTierSchema.extend({
+  current: z.boolean().openapi({ description: "The account's tier", example: false }),
+}).openapi("AccountAiTier");
+
 export type Plan = z.infer<typeof PlanSchema>;
 export type AiTier = z.infer<typeof AiTierSchema>;

@@ -8,7 +8,11 @@ import type { Bindings, Config } from "../env.ts";
 import { database, type Db } from "../lib/db.ts";
 import { hubFor, ledgerFor, limiterFor, registryFor, type LedgerStub, type LimiterStub } from "../lib/durable-objects.ts";
 import { describeError } from "../lib/errors.ts";
+import type { Analyser } from "../providers/analysis/analyser.ts";
+import { analyserFrom, transcriberFrom } from "../providers/index.ts";
 import { mailSender, type MailSender } from "../providers/mail/mail.ts";
+import type { Transcriber } from "../providers/transcription/transcriber.ts";
+import { listenersSink, type VerdictSink } from "./verdicts.ts";
 
 /** What the whitelist needs of the TrunkRegistry; tests may pass a stand-in. */
 export type Registry = {
@@ -34,6 +38,13 @@ export type Services = {
   registryTimeoutMs: number;
   hub: Hub;
   mail: MailSender;
+  queues: { analysis: Queue<unknown> };
+  /** Speech to text; null when transcription is off or not configured. */
+  transcriber: Transcriber | null;
+  /** The analyser serving an AI tier. */
+  analyserFor(tier: { provider: string; model: string }): Analyser;
+  /** Where verdicts go once stored (automation, alerts and the webhook listen there). */
+  verdicts: VerdictSink;
   /** Where this service is reached from outside (webhook URLs, recording links, the passkey origin). */
   origin: string;
   /** Keeps work alive after the answer is sent (ExecutionContext.waitUntil where there is one). */
@@ -56,6 +67,11 @@ export function newServices(env: Bindings, config: Config, options: ServicesOpti
     registryTimeoutMs: REGISTRY_TIMEOUT_MS,
     hub: hubFor(env),
     mail: mailSender(db),
+    queues: { analysis: env.ANALYSIS_QUEUE },
+    transcriber: transcriberFrom(config, env),
+    analyserFor: (tier) => analyserFrom(tier, config, env),
+    // The listeners of the next stages (automation, alert rules, the webhook) join this list.
+    verdicts: listenersSink([]),
     origin: options.origin,
     // Without an execution context (a test calling the app directly) the work runs unawaited.
     background:

@@ -65,6 +65,13 @@ export class TooManyRequests extends DomainError {
   }
 }
 
+/** The balance does not cover what the operation costs. */
+export class PaymentRequired extends DomainError {
+  constructor(detail = "Insufficient balance") {
+    super(detail);
+  }
+}
+
 /** A part the verb needs (the trunk registry, the SIP node) cannot be reached now; retrying may work. */
 export class Unavailable extends DomainError {}
 

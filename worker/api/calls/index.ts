@@ -1,5 +1,6 @@
 // Calls: the records, transfers of a live call, and the media (recording, captures).
 import type { Api } from "../context.ts";
+import { registerCallAnalysis } from "./analysis-routes.ts";
 import { registerCallEvidence } from "./evidence-routes.ts";
 import { registerCallMedia } from "./media-routes.ts";
 import { registerCalls } from "./routes.ts";
@@ -8,4 +9,5 @@ export function register(api: Api): void {
   registerCalls(api);
   registerCallMedia(api);
   registerCallEvidence(api);
+  registerCallAnalysis(api);
 }
