@@ -29,8 +29,11 @@ export type Stack = {
   stop(): Promise<void>;
 };
 
-/** `env` overrides the node's settings (e.g. a short RTP timeout for the media tests). */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+/**
+ * `env` overrides the node's settings (e.g. a short RTP timeout for the media tests), `workerVars`
+ * the Worker's (e.g. where transcription is served).
+ */
+export async function startStack(env: Record<string, string> = {}, workerVars: Record<string, string> = {}): Promise<Stack> {
   const state = mkdtempSync(join(tmpdir(), "sip-stack-"));
   const secret = () => randomBytes(32).toString("base64url");
   const nodeToken = secret();
@@ -38,7 +41,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     port: await freeTcpPort(),
     persistTo: state,
     stdio: "ignore",
-    vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000" },
+    vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000", ...workerVars },
   });
   await wrangler.ready;
   const config = loadSipNodeConfig({

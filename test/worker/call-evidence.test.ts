@@ -4,8 +4,8 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { unzipSync } from "fflate";
-import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFObject } from "pdf-lib";
 import { describe, expect, it } from "vitest";
+import { pdfText } from "../shared/pdf-text.ts";
 import { ORIGIN } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { createAccount, type Session } from "./fixtures.ts";
@@ -155,28 +155,6 @@ const SEGMENTS: Segment[] = [
 const sha256 = async (bytes: Uint8Array) =>
   [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
-
-/**
- * What a PDF's pages say: pdf-lib parses the file; each page's content streams are inflated and the
- * strings of its text operators (pdf-lib writes `<hex> Tj`, WinAnsi) are read back. Runs in workerd.
- */
-async function pdfText(bytes: Uint8Array): Promise<{ pages: number; lines: string[] }> {
-  const doc = await PDFDocument.load(bytes);
-  const lines: string[] = [];
-  for (const page of doc.getPages()) {
-    const contents = page.node.Contents();
-    const streams: (PDFObject | undefined)[] =
-      contents instanceof PDFArray ? contents.asArray().map((ref) => doc.context.lookup(ref)) : [contents];
-    for (const stream of streams) {
-      if (!(stream instanceof PDFRawStream)) continue;
-      const ops = new TextDecoder("latin1").decode(decodePDFRawStream(stream).decode());
-      for (const [, hex] of ops.matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g)) {
-        lines.push(String.fromCharCode(...(hex!.match(/../g) ?? []).map((h) => parseInt(h, 16))));
-      }
-    }
-  }
-  return { pages: doc.getPageCount(), lines };
-}
 
 describe("GET /calls/{call_id}/export", () => {
   it("bundles the record, verdict, transcript, SIP log and media, each listed in the manifest with its SHA-256", async () => {
