@@ -39,7 +39,16 @@ export async function startSipNode(
   const transport = new TransportSet(udp, { tcp, tls });
   const media = new MediaEngine({ ...config.media, publicAddress: config.sip.publicAddress }, worker, log);
   media.uploadLeftovers().catch((err: unknown) => log(`spooled media from an earlier run: ${String(err)}`));
-  const b2bua = new B2bua({ worker, media, whitelist, nodeId: config.nodeId, publicAddress: config.sip.publicAddress, noAnswerSeconds: config.noAnswerSeconds, callsPerSecondPerSource: config.callsPerSecondPerSource, log });
+  const b2bua = new B2bua({
+    worker,
+    media,
+    whitelist,
+    nodeId: config.nodeId,
+    publicAddress: config.sip.publicAddress,
+    noAnswerSeconds: config.noAnswerSeconds,
+    callsPerSecondPerSource: config.callsPerSecondPerSource,
+    log,
+  });
   const layer = new TransactionLayer(transport, b2bua, options.timers ?? RFC_TIMERS);
   b2bua.attach(layer);
   layer.onInternalError = (err, from) => log(`dropped a message from ${from.address}:${from.port}: ${String(err)}`);

@@ -31,7 +31,10 @@ if (!MODES.includes(mode)) throw new Error(`usage: relay-child.ts ${MODES.join("
 const record = mode === "full" || mode === "record";
 const capture = mode === "full" || mode === "capture";
 const HOST = "127.0.0.1";
-const ports = new PortAllocator({ portMin: Number(process.env.BENCH_RTP_MIN ?? 20000), portMax: Number(process.env.BENCH_RTP_MAX ?? 29999) }, HOST);
+const ports = new PortAllocator(
+  { portMin: Number(process.env.BENCH_RTP_MIN ?? 20000), portMax: Number(process.env.BENCH_RTP_MAX ?? 29999) },
+  HOST,
+);
 const spoolDir = mkdtempSync(join(tmpdir(), "bench-media-spool-"));
 let calls: Call[] = [];
 let window: { cpu: NodeJS.CpuUsage; elu: EventLoopUtilization; wall: bigint; packets: number } | null = null;
@@ -109,9 +112,17 @@ async function openBare(peer: Ports): Promise<Call> {
 
 /** Our relay as the B2BUA opens it for a call, each side's SDP parsed from a body. */
 async function openRelay(peer: Ports): Promise<Call> {
-  const relay = await MediaRelay.open(ports, { callId: `bench-${process.pid}-${++serial}`, publicAddress: HOST, record, capture, spoolDir });
+  const relay = await MediaRelay.open(ports, {
+    callId: `bench-${process.pid}-${++serial}`,
+    publicAddress: HOST,
+    record,
+    capture,
+    spoolDir,
+  });
   const sdp = (port: number) =>
-    parseSdpAudio(`v=0\r\no=- 1 1 IN IP4 ${HOST}\r\ns=-\r\nc=IN IP4 ${HOST}\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n`)!;
+    parseSdpAudio(
+      `v=0\r\no=- 1 1 IN IP4 ${HOST}\r\ns=-\r\nc=IN IP4 ${HOST}\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n`,
+    )!;
   relay.setRemote("caller", sdp(peer.caller), "PCMU");
   relay.setRemote("callee", sdp(peer.callee), "PCMU");
   return {

@@ -184,17 +184,26 @@ function report() {
   const ours = ceilings.ours?.best;
   if (bare && ours) {
     const bareIsLowerBound = ceilings.bare.next?.verdict !== "lossy";
-    console.log(`  ratio ours / bare (ceilings): ${(ours.calls / bare.calls).toFixed(2)}${bareIsLowerBound ? " (at most: the bare relay's ceiling was not reached)" : ""}`);
+    console.log(
+      `  ratio ours / bare (ceilings): ${(ours.calls / bare.calls).toFixed(2)}${bareIsLowerBound ? " (at most: the bare relay's ceiling was not reached)" : ""}`,
+    );
   }
   // CPU per call compared at the same load: per-packet cost falls as a busy loop reads more per wake-up.
-  const common = results.length > 1 ? STEPS.filter((n) => results.every(({ rows }) => rows.some((r) => r.calls === n && r.clean))).at(-1) : undefined;
+  const common =
+    results.length > 1 ? STEPS.filter((n) => results.every(({ rows }) => rows.some((r) => r.calls === n && r.clean))).at(-1) : undefined;
   if (common) {
     const cost = Object.fromEntries(results.map(({ system, rows }) => [system.key, rows.find((r) => r.calls === common)]));
-    const line = results.map(({ system }) => `${system.key} ${cost[system.key].msPerCallSecond.toFixed(2)} ms (${(1000 / cost[system.key].msPerCallSecond).toFixed(0)} calls per core)`);
+    const line = results.map(
+      ({ system }) =>
+        `${system.key} ${cost[system.key].msPerCallSecond.toFixed(2)} ms (${(1000 / cost[system.key].msPerCallSecond).toFixed(0)} calls per core)`,
+    );
     const ratio = cost.ours && cost.bare ? `; ours / bare ${(cost.ours.msPerCallSecond / cost.bare.msPerCallSecond).toFixed(2)}` : "";
     console.log(`  CPU per call-second at ${common} calls: ${line.join(", ")}${ratio}`);
   }
-  if (ours) console.log(`  target: ${TARGET_CALLS} recorded calls per process: ${ours.calls >= TARGET_CALLS ? "met" : "NOT met"} (${ours.calls} clean)`);
+  if (ours)
+    console.log(
+      `  target: ${TARGET_CALLS} recorded calls per process: ${ours.calls >= TARGET_CALLS ? "met" : "NOT met"} (${ours.calls} clean)`,
+    );
 }
 
 /** Waits for a forked child's "ready"; from then on, a child that dies ends the bench. */
@@ -245,7 +254,9 @@ function machineCpu(before) {
 
 /** The kernel's UDP counters (/proc/net/snmp), or their change since `before`. */
 function udpCounters(before) {
-  const lines = readFileSync("/proc/net/snmp", "utf8").split("\n").filter((l) => l.startsWith("Udp:"));
+  const lines = readFileSync("/proc/net/snmp", "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("Udp:"));
   const names = lines[0].split(/\s+/).slice(1);
   const values = lines[1].split(/\s+/).slice(1).map(Number);
   return Object.fromEntries(names.map((n, i) => [n, values[i] - (before?.[n] ?? 0)]));

@@ -35,7 +35,10 @@ function ensureTools() {
   const missing = ["sipp:sip-tester", "kamailio:kamailio"].filter((t) => spawnSync("which", [t.split(":")[0]]).status !== 0);
   if (missing.length === 0) return;
   execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-  execFileSync("apt-get", ["install", "-y", "-qq", ...missing.map((t) => t.split(":")[1])], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  execFileSync("apt-get", ["install", "-y", "-qq", ...missing.map((t) => t.split(":")[1])], {
+    stdio: "inherit",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
 }
 
 async function bench(label, startTarget) {
@@ -59,19 +62,48 @@ async function bench(label, startTarget) {
 /** One load step: a fresh UAS, then CALLS calls at `rate`; clean when sipp's exit code says every call passed. */
 async function load(targetPort, uasPort, rate) {
   const dir = mkdtempSync(join(tmpdir(), "bench-sip-"));
-  const uas = spawn("sipp", ["-sf", join(here, "uas-bench.xml"), "-i", "127.0.0.1", "-p", String(uasPort), "-nostdin", "-bg"], { cwd: dir, stdio: "ignore" });
+  const uas = spawn("sipp", ["-sf", join(here, "uas-bench.xml"), "-i", "127.0.0.1", "-p", String(uasPort), "-nostdin", "-bg"], {
+    cwd: dir,
+    stdio: "ignore",
+  });
   await new Promise((r) => uas.on("exit", r));
   await new Promise((r) => setTimeout(r, 300));
   const uac = spawnSync(
     "sipp",
-    ["-sf", join(here, "uac-bench.xml"), "-i", "127.0.0.1", "-p", "0", "-s", "14155550123", "-r", String(rate), "-m", String(CALLS),
-      "-nostdin", "-timeout", "120s", "-trace_rtt", "-rtt_freq", "1", "-trace_stat", `127.0.0.1:${targetPort}`],
+    [
+      "-sf",
+      join(here, "uac-bench.xml"),
+      "-i",
+      "127.0.0.1",
+      "-p",
+      "0",
+      "-s",
+      "14155550123",
+      "-r",
+      String(rate),
+      "-m",
+      String(CALLS),
+      "-nostdin",
+      "-timeout",
+      "120s",
+      "-trace_rtt",
+      "-rtt_freq",
+      "1",
+      "-trace_stat",
+      `127.0.0.1:${targetPort}`,
+    ],
     { cwd: dir, encoding: "utf8" },
   );
   spawnSync("pkill", ["-f", `uas-bench.xml -i 127.0.0.1 -p ${uasPort} `]);
-  const rtts = readdirSync(dir).filter((f) => f.endsWith("_rtt.csv")).flatMap((f) =>
-    readFileSync(join(dir, f), "utf8").split("\n").slice(1).map((l) => Number(l.split(";")[1])).filter((n) => Number.isFinite(n) && n > 0),
-  );
+  const rtts = readdirSync(dir)
+    .filter((f) => f.endsWith("_rtt.csv"))
+    .flatMap((f) =>
+      readFileSync(join(dir, f), "utf8")
+        .split("\n")
+        .slice(1)
+        .map((l) => Number(l.split(";")[1]))
+        .filter((n) => Number.isFinite(n) && n > 0),
+    );
   const stat = readdirSync(dir).find((f) => f.endsWith("_.csv"));
   const failed = stat ? Number(readFileSync(join(dir, stat), "utf8").trim().split("\n").pop().split(";")[16] ?? "NaN") : NaN;
   rmSync(dir, { recursive: true, force: true });
@@ -87,7 +119,11 @@ function percentile(values, p) {
 
 async function startKamailio(uasPort) {
   const port = await freeTcpPort();
-  const child = spawn("kamailio", ["-f", join(here, "kamailio.cfg"), "-l", `udp:127.0.0.1:${port}`, "-n", "1", "-DD", "-E", "-A", `UAS_ADDR=127.0.0.1:${uasPort}`], { stdio: "ignore" });
+  const child = spawn(
+    "kamailio",
+    ["-f", join(here, "kamailio.cfg"), "-l", `udp:127.0.0.1:${port}`, "-n", "1", "-DD", "-E", "-A", `UAS_ADDR=127.0.0.1:${uasPort}`],
+    { stdio: "ignore" },
+  );
   await new Promise((r) => setTimeout(r, 1500));
   return { port, stop: () => stopChild(child) };
 }
@@ -96,16 +132,31 @@ async function startOurNode(uasPort) {
   const state = mkdtempSync(join(tmpdir(), "bench-sip-state-"));
   const secret = () => randomBytes(32).toString("base64url");
   const nodeToken = secret();
-  const api = await startWranglerDev({ port: await freeTcpPort(), persistTo: state, stdio: "ignore", vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000" } });
+  const api = await startWranglerDev({
+    port: await freeTcpPort(),
+    persistTo: state,
+    stdio: "ignore",
+    vars: { JWT_SECRET: secret(), ENCRYPTION_KEY: secret(), NODE_TOKEN: nodeToken, SIGNUP_MAX_PER_IP: "1000" },
+  });
   await api.ready;
   const post = (path, body, token) =>
-    fetch(`${api.base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) }).then((r) => r.json());
+    fetch(`${api.base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
   const signup = await post("/api/auth/signup", { email: `bench-${Date.now()}@bench.test`, password: "bench password 123" });
   await post("/api/customer/destinations", { host: "127.0.0.1", port: uasPort, is_default: true }, signup.access_token);
   await post("/api/customer/ips", { cidr: "127.0.0.1/32" }, signup.access_token);
   // Unmetered, with ports to spare: the bench measures signalling, not the credit limit.
-  const d1 = (sql) => spawnSync("wrangler", ["d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql], { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } });
-  d1("INSERT INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) VALUES ('bench', 'Bench', 0, 100000, 0, 60, 0, 99)");
+  const d1 = (sql) =>
+    spawnSync("wrangler", ["d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql], {
+      cwd: root,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+    });
+  d1(
+    "INSERT INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) VALUES ('bench', 'Bench', 0, 100000, 0, 60, 0, 99)",
+  );
   d1(`UPDATE customers SET plan_code = 'bench' WHERE id = '${signup.customer.id}'`);
   const port = await freeTcpPort();
   const node = spawn(process.execPath, [join(root, "sip-node/main.ts")], {
@@ -131,15 +182,19 @@ function stopChild(child) {
   });
 }
 
-
 function report() {
   const direct = results[0].best;
   const kamailio = results[1].best;
   const ours = results[2].best;
-  console.log(`\nhighest clean call rate over ${CALLS} calls (no failed call, PDD p99 under ${MAX_PDD_P99_MS} ms; rates tried: ${RATES.join(", ")}), PDD = INVITE to 180`);
+  console.log(
+    `\nhighest clean call rate over ${CALLS} calls (no failed call, PDD p99 under ${MAX_PDD_P99_MS} ms; rates tried: ${RATES.join(", ")}), PDD = INVITE to 180`,
+  );
   for (const { label, best } of results) {
-    const added = best && direct ? ` (added p50 ${(best.p50 - direct.p50).toFixed(2)} ms, p99 ${(best.p99 - direct.p99).toFixed(2)} ms)` : "";
-    console.log(`  ${label.padEnd(42)} ${best ? `${best.rate} calls/s  PDD p50 ${best.p50} ms  p99 ${best.p99} ms${added}` : "none clean"}`);
+    const added =
+      best && direct ? ` (added p50 ${(best.p50 - direct.p50).toFixed(2)} ms, p99 ${(best.p99 - direct.p99).toFixed(2)} ms)` : "";
+    console.log(
+      `  ${label.padEnd(42)} ${best ? `${best.rate} calls/s  PDD p50 ${best.p50} ms  p99 ${best.p99} ms${added}` : "none clean"}`,
+    );
   }
   if (kamailio && ours) console.log(`  ratio ours / Kamailio (1 worker each): ${(ours.rate / kamailio.rate).toFixed(2)}`);
 }

@@ -38,7 +38,12 @@ export class MediaEngine {
 
   /** Anchors a call's media at two port pairs of this node. */
   async open(callId: string, policy: { record: boolean; capture: boolean }): Promise<MediaRelay> {
-    const relay = await MediaRelay.open(this.ports, { callId, publicAddress: this.options.publicAddress, spoolDir: this.options.spoolDir, ...policy });
+    const relay = await MediaRelay.open(this.ports, {
+      callId,
+      publicAddress: this.options.publicAddress,
+      spoolDir: this.options.spoolDir,
+      ...policy,
+    });
     this.relays.set(relay, null);
     return relay;
   }

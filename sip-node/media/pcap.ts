@@ -87,12 +87,7 @@ export class PcapWriter {
     const source = this.addressBytes(from.address);
     const destination = this.addressBytes(to.address);
     const recordBytes = RECORD_HEADER_BYTES + frameBytes(source, destination, udpPayload.length);
-    if (
-      this.closing ||
-      this.error ||
-      udpPayload.length > MAX_UDP_PAYLOAD ||
-      this.acceptedBytes + recordBytes > this.maxBytes
-    ) {
+    if (this.closing || this.error || udpPayload.length > MAX_UDP_PAYLOAD || this.acceptedBytes + recordBytes > this.maxBytes) {
       this.droppedCount++;
       return;
     }
@@ -173,7 +168,7 @@ export function readPcap(bytes: Uint8Array): PcapRecord[] {
   const { littleEndian, fractionPerMs } = readMagic(view.getUint32(0, true));
   const linkType = view.getUint32(20, littleEndian) & 0xffff;
   const records: PcapRecord[] = [];
-  for (let offset = FILE_HEADER_BYTES; offset + RECORD_HEADER_BYTES <= bytes.length; ) {
+  for (let offset = FILE_HEADER_BYTES; offset + RECORD_HEADER_BYTES <= bytes.length;) {
     const seconds = view.getUint32(offset, littleEndian);
     const fraction = view.getUint32(offset + 4, littleEndian);
     const capturedBytes = view.getUint32(offset + 8, littleEndian);
@@ -459,7 +454,7 @@ function formatIpv6(bytes: Uint8Array): string {
   const groups = Array.from({ length: 8 }, (_, i) => (bytes[i * 2]! << 8) | bytes[i * 2 + 1]!);
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > bestLength) [bestStart, bestLength] = [i, j - i];

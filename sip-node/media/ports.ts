@@ -60,7 +60,11 @@ export class PortAllocator {
   }
 
   private bind(port: number): Promise<Socket> {
-    const socket = createSocket({ type: this.bindAddress.includes(":") ? "udp6" : "udp4", recvBufferSize: 256 << 10, lookup: literalLookup });
+    const socket = createSocket({
+      type: this.bindAddress.includes(":") ? "udp6" : "udp4",
+      recvBufferSize: 256 << 10,
+      lookup: literalLookup,
+    });
     return new Promise((resolve, reject) => {
       socket.once("error", (err) => {
         socket.close();

@@ -278,7 +278,7 @@ export class RtcpRttTracker {
 
 /** Each RTCP packet of a compound packet: its type, report count and bytes; stops at anything malformed. */
 function* rtcpPackets(compound: Uint8Array): Generator<{ type: number; count: number; body: Uint8Array }> {
-  for (let offset = 0; offset + 4 <= compound.length; ) {
+  for (let offset = 0; offset + 4 <= compound.length;) {
     if (compound[offset]! >> 6 !== 2) return;
     const end = offset + (((compound[offset + 2]! << 8) | compound[offset + 3]!) + 1) * 4;
     if (end > compound.length) return;

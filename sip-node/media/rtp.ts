@@ -16,10 +16,8 @@ export function isRtp(packet: Uint8Array): boolean {
 
 export const payloadType = (packet: Uint8Array): number => packet[1]! & 0x7f;
 export const sequenceOf = (packet: Uint8Array): number => (packet[2]! << 8) | packet[3]!;
-export const timestampOf = (packet: Uint8Array): number =>
-  ((packet[4]! << 24) | (packet[5]! << 16) | (packet[6]! << 8) | packet[7]!) >>> 0;
-export const ssrcOf = (packet: Uint8Array): number =>
-  ((packet[8]! << 24) | (packet[9]! << 16) | (packet[10]! << 8) | packet[11]!) >>> 0;
+export const timestampOf = (packet: Uint8Array): number => ((packet[4]! << 24) | (packet[5]! << 16) | (packet[6]! << 8) | packet[7]!) >>> 0;
+export const ssrcOf = (packet: Uint8Array): number => ((packet[8]! << 24) | (packet[9]! << 16) | (packet[10]! << 8) | packet[11]!) >>> 0;
 
 export function writeSequence(packet: Uint8Array, value: number): void {
   packet[2] = (value >>> 8) & 0xff;

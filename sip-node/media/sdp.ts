@@ -59,7 +59,11 @@ export function parseSdpAudio(sdp: string): SdpMedia | null {
       inSession = false;
       const media = MEDIA_LINE.exec(line);
       if (media && media[1] === "audio") {
-        const formats = media[5]!.trim().split(/\s+/).filter((f) => /^\d+$/.test(f)).map(Number);
+        const formats = media[5]!
+          .trim()
+          .split(/\s+/)
+          .filter((f) => /^\d+$/.test(f))
+          .map(Number);
         audio = { port: Number(media[2]), formats, address: null, direction: null };
       }
       continue;

@@ -14,7 +14,12 @@ type Health = { status: "up" | "down"; misses: number };
 export class DestinationMonitor {
   private readonly health = new Map<string, Health>();
   private timer: ReturnType<typeof setInterval> | null = null;
-  private readonly deps: { layer: TransactionLayer; local: { address: string; port: number }; worker: WorkerClient; log: (m: string) => void };
+  private readonly deps: {
+    layer: TransactionLayer;
+    local: { address: string; port: number };
+    worker: WorkerClient;
+    log: (m: string) => void;
+  };
 
   constructor(deps: DestinationMonitor["deps"]) {
     this.deps = deps;
@@ -35,7 +40,14 @@ export class DestinationMonitor {
     const results = await Promise.all(
       destinations.map(async (d) => {
         const answer = await sendOptions(this.deps.layer, this.deps.local, { host: d.host, port: d.port, transport: d.transport });
-        return { destination_id: d.id, status: this.next(d.id, answer.code !== null), at: new Date().toISOString(), rtt_ms: answer.rtt_ms, code: answer.code, error: answer.error };
+        return {
+          destination_id: d.id,
+          status: this.next(d.id, answer.code !== null),
+          at: new Date().toISOString(),
+          rtt_ms: answer.rtt_ms,
+          code: answer.code,
+          error: answer.error,
+        };
       }),
     );
     if (results.length > 0) await this.deps.worker.monitorResults(results);

@@ -15,7 +15,12 @@ export async function sendOptions(
   target: { host: string; port: number; transport: Protocol },
   timeoutMs = CHECK_TIMEOUT_MS,
 ): Promise<OptionsResult> {
-  const address = isIP(target.host) ? target.host : await lookup(target.host).then((r) => r.address, () => null);
+  const address = isIP(target.host)
+    ? target.host
+    : await lookup(target.host).then(
+        (r) => r.address,
+        () => null,
+      );
   if (!address) return { code: null, rtt_ms: null, error: `cannot resolve ${target.host}` };
   const tag = randomBytes(6).toString("hex");
   const uri = `sip:${target.host}:${target.port}`;
@@ -25,7 +30,10 @@ export async function sendOptions(
     uri,
     version: "SIP/2.0",
     headers: [
-      ["Via", `SIP/2.0/${target.transport.toUpperCase()} ${local.address}:${local.port};branch=${BRANCH_MAGIC}${randomBytes(10).toString("hex")};rport`],
+      [
+        "Via",
+        `SIP/2.0/${target.transport.toUpperCase()} ${local.address}:${local.port};branch=${BRANCH_MAGIC}${randomBytes(10).toString("hex")};rport`,
+      ],
       ["Max-Forwards", "70"],
       ["From", `<sip:monitor@${local.address}>;tag=${tag}`],
       ["To", `<${uri}>`],

@@ -22,7 +22,7 @@ export function parseChallenge(value: string): Challenge | null {
   };
 }
 
-const HASHES: Record<string, string> = { "MD5": "md5", "SHA-256": "sha256", "SHA-512-256": "sha512-256" };
+const HASHES: Record<string, string> = { MD5: "md5", "SHA-256": "sha256", "SHA-512-256": "sha512-256" };
 
 /** The Authorization (or Proxy-Authorization) value for one request. */
 export function digestAuthorization(

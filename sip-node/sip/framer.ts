@@ -13,14 +13,7 @@
 // Memory: at most limits.maxMessageBytes are kept between calls (a partial message), so the
 // framer never holds more than that plus the chunk being pushed.
 import { DEFAULT_LIMITS, SipParseError, type ParseLimits, type SipMessage } from "./message.ts";
-import {
-  SipMessageError,
-  completeMessage,
-  copyBytes,
-  findBlankLine,
-  parseMessageHead,
-  type MessageHead,
-} from "./parser.ts";
+import { SipMessageError, completeMessage, copyBytes, findBlankLine, parseMessageHead, type MessageHead } from "./parser.ts";
 
 export type StreamFramerOptions = {
   /** A framed but invalid message; the framer continues with the next one. */

@@ -228,8 +228,7 @@ const listOf = (source: HeaderSource): SipHeaders => (Array.isArray(source) ? so
 function matcher(name: string): (entryName: string) => boolean {
   const canonical = canonicalName(name);
   const lower = canonical.toLowerCase();
-  return (entryName) =>
-    entryName === canonical || (entryName.length === canonical.length && entryName.toLowerCase() === lower);
+  return (entryName) => entryName === canonical || (entryName.length === canonical.length && entryName.toLowerCase() === lower);
 }
 
 /** The first value of a header, or null; `name` in any case or compact form. */
@@ -265,7 +264,7 @@ export function setHeader(list: SipHeaders, name: string, value: string): void {
   const canonical = canonicalName(name);
   const matches = matcher(name);
   let found = false;
-  for (let i = 0; i < list.length; ) {
+  for (let i = 0; i < list.length;) {
     if (matches(list[i]![0])) {
       if (found) {
         list.splice(i, 1);

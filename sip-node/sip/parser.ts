@@ -377,13 +377,7 @@ function unquote(s: string, open: number, close: number): string {
  * quoted values keep their quotes. A "tag" must have a value; with `via`, so must "branch"
  * and "received", and "rport" may only carry a port.
  */
-function parseParams(
-  s: string,
-  p: number,
-  end: number,
-  params: Record<string, string | null> | null,
-  via = false,
-): void {
+function parseParams(s: string, p: number, end: number, params: Record<string, string | null> | null, via = false): void {
   for (;;) {
     p = skipWs(s, p, end);
     if (p >= end) return;
@@ -579,8 +573,7 @@ export function parseCSeq(value: string): CSeq {
 }
 
 /** rfc1123-date as RFC 3261 §20.17 allows it (GMT only). Fixed shape: no backtracking. */
-const DATE =
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/;
+const DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/;
 
 // ---------------------------------------------------------------------------------------
 // Message framing and the header section

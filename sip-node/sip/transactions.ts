@@ -87,7 +87,13 @@ export class ServerTransaction {
     this.state = "completed";
     if (this.isInvite) {
       // Timer G: retransmit the final response until the ACK; Timer H: give up on the ACK.
-      if (!reliable) this.timers.backoff(T1, T2, () => this.state === "completed", () => this.layer.transmit(bytes, this.source));
+      if (!reliable)
+        this.timers.backoff(
+          T1,
+          T2,
+          () => this.state === "completed",
+          () => this.layer.transmit(bytes, this.source),
+        );
       this.timers.after(64 * T1, () => this.terminate());
     } else {
       // Timer J: absorb request retransmissions for a while.
@@ -146,9 +152,7 @@ export class ClientTransaction {
     if (this.destination.protocol === "udp") {
       // Timer A (INVITE) doubles until a provisional; Timer E (non-INVITE) doubles up to T2 and
       // keeps going in Proceeding (§17.1.2.2).
-      const active = this.isInvite
-        ? () => this.state === "calling"
-        : () => this.state === "trying" || this.state === "proceeding";
+      const active = this.isInvite ? () => this.state === "calling" : () => this.state === "trying" || this.state === "proceeding";
       const cap = this.isInvite ? Number.POSITIVE_INFINITY : T2;
       this.timers.backoff(T1, cap, active, () => this.layer.transmit(this.bytes, this.destination));
     }

@@ -24,7 +24,10 @@ export interface Transport {
   send(bytes: Uint8Array, to: Endpoint): void;
   onReceive(handler: Inbound): void;
   /** Stream transports hand over messages they already framed and parsed. */
-  onReceiveMessage?(handler: (message: SipMessage, from: Endpoint) => void, onInvalid: (error: SipParseError, from: Endpoint) => void): void;
+  onReceiveMessage?(
+    handler: (message: SipMessage, from: Endpoint) => void,
+    onInvalid: (error: SipParseError, from: Endpoint) => void,
+  ): void;
   /** Stream transports report a connection they opened that failed (refused, TLS refused, reset). */
   onSendFailure?(handler: (to: Endpoint, reason: string) => void): void;
   close(): Promise<void>;
@@ -53,7 +56,10 @@ export class TransportSet implements Transport {
     this.udp.onReceive(handler);
   }
 
-  onReceiveMessage(handler: (message: SipMessage, from: Endpoint) => void, onInvalid: (error: SipParseError, from: Endpoint) => void): void {
+  onReceiveMessage(
+    handler: (message: SipMessage, from: Endpoint) => void,
+    onInvalid: (error: SipParseError, from: Endpoint) => void,
+  ): void {
     for (const stream of Object.values(this.streams)) stream.onReceiveMessage?.(handler, onInvalid);
   }
 
@@ -115,7 +121,10 @@ export class UdpTransport implements Transport {
 export function memoryPair(a: { address: string; port: number }, b: { address: string; port: number }): [Transport, Transport] {
   const ends: MemoryTransport[] = [];
   const make = (local: { address: string; port: number }, peer: () => MemoryTransport) => new MemoryTransport(local, peer);
-  ends.push(make(a, () => ends[1]!), make(b, () => ends[0]!));
+  ends.push(
+    make(a, () => ends[1]!),
+    make(b, () => ends[0]!),
+  );
   return [ends[0]!, ends[1]!];
 }
 

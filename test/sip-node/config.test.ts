@@ -40,9 +40,9 @@ describe("SIP node configuration", () => {
   });
 
   it("refuses to start with every bad setting named", () => {
-    expect(() =>
-      loadSipNodeConfig({ SIP_PORT: "70000", RTP_PORT_MIN: "30000", RTP_PORT_MAX: "20000", SIP_BIND: "localhost" }),
-    ).toThrow(/SIP_BIND: must be an IPv4 or IPv6 address; SIP_PORT: .*; NODE_TOKEN: /);
+    expect(() => loadSipNodeConfig({ SIP_PORT: "70000", RTP_PORT_MIN: "30000", RTP_PORT_MAX: "20000", SIP_BIND: "localhost" })).toThrow(
+      /SIP_BIND: must be an IPv4 or IPv6 address; SIP_PORT: .*; NODE_TOKEN: /,
+    );
     expect(() => loadSipNodeConfig({ NODE_TOKEN: token, RTP_PORT_MIN: "30000", RTP_PORT_MAX: "20000" })).toThrow(
       "RTP_PORT_MIN: RTP_PORT_MIN must be below RTP_PORT_MAX",
     );

@@ -9,7 +9,14 @@ describe("answering a digest challenge", () => {
       'Digest realm="testrealm@host.com", qop="auth,auth-int", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", opaque="5ccc069c403ebaf9f0171e9517f40e41"',
     )!;
     expect(challenge).toMatchObject({ realm: "testrealm@host.com", qop: "auth", algorithm: "MD5" });
-    const value = digestAuthorization(challenge, { username: "Mufasa", password: "Circle Of Life" }, "GET", "/dir/index.html", 1, "0a4f113b")!;
+    const value = digestAuthorization(
+      challenge,
+      { username: "Mufasa", password: "Circle Of Life" },
+      "GET",
+      "/dir/index.html",
+      1,
+      "0a4f113b",
+    )!;
     expect(field(value, "response")).toBe("6629fae49393a05397450978507c4ef1");
     expect(field(value, "opaque")).toBe("5ccc069c403ebaf9f0171e9517f40e41");
     expect(field(value, "nc")).toBe("00000001");
@@ -24,6 +31,13 @@ describe("answering a digest challenge", () => {
 
   it("declines a scheme or algorithm it does not know", () => {
     expect(parseChallenge('Basic realm="x"')).toBeNull();
-    expect(digestAuthorization(parseChallenge('Digest realm="r", nonce="n", algorithm=SHA-1')!, { username: "u", password: "p" }, "INVITE", "sip:x")).toBeNull();
+    expect(
+      digestAuthorization(
+        parseChallenge('Digest realm="r", nonce="n", algorithm=SHA-1')!,
+        { username: "u", password: "p" },
+        "INVITE",
+        "sip:x",
+      ),
+    ).toBeNull();
   });
 });

@@ -70,7 +70,10 @@ describe("G.711 encoders", () => {
   });
 
   it("round-trip a sine within G.711 quantisation error", () => {
-    for (const [law, encode] of [["PCMU", encodeUlaw], ["PCMA", encodeAlaw]] as const) {
+    for (const [law, encode] of [
+      ["PCMU", encodeUlaw],
+      ["PCMA", encodeAlaw],
+    ] as const) {
       for (const amplitude of [1000, 10000, 30000]) {
         const samples = sine(amplitude, 1000, 800);
         const decoded = new Int16Array(samples.length);

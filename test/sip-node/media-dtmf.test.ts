@@ -88,7 +88,12 @@ describe("DTMF sequences", () => {
     const detector = new DtmfDetector("caller", 0);
     for (const code of [10, 11, 12, 13, 14, 15, 16, 40]) detector.onPacket(event(code, 160, true), code * 1000, code);
     detector.onPacket(Uint8Array.of(1, 2), 99_000, 99); // too short to be an event
-    expect(detector.events().map((e) => e.digit).join("")).toBe("*#ABCD");
+    expect(
+      detector
+        .events()
+        .map((e) => e.digit)
+        .join(""),
+    ).toBe("*#ABCD");
   });
 
   it("keeps at most 1000 events", () => {

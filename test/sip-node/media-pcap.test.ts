@@ -42,7 +42,7 @@ function relink(bytes: Uint8Array, linkType: number, linkHeader: (ethernet: Uint
   headerView.setUint32(20, linkType, !bigEndian);
   parts.push(header);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let at = 24; at + 16 <= bytes.length; ) {
+  for (let at = 24; at + 16 <= bytes.length;) {
     const length = view.getUint32(at + 8, true);
     const frame = bytes.subarray(at + 16, at + 16 + length);
     const body = new Uint8Array([...linkHeader(frame.subarray(0, 14)), ...frame.subarray(14)]);
@@ -88,7 +88,10 @@ describe("readPcap", () => {
       [1, vlan, true],
     ] as const) {
       const records = readPcap(relink(bytes, linkType, header, bigEndian));
-      expect(records.map((r) => ({ ...r, payload: [...r.payload] })), `link type ${linkType}`).toEqual(expected);
+      expect(
+        records.map((r) => ({ ...r, payload: [...r.payload] })),
+        `link type ${linkType}`,
+      ).toEqual(expected);
     }
   });
 

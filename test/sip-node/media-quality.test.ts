@@ -2,13 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readPcap } from "../../sip-node/media/pcap.ts";
-import {
-  RtcpRttTracker,
-  StreamQuality,
-  eModelMos,
-  ntpMiddle32,
-  parseRtcpRtt,
-} from "../../sip-node/media/quality.ts";
+import { RtcpRttTracker, StreamQuality, eModelMos, ntpMiddle32, parseRtcpRtt } from "../../sip-node/media/quality.ts";
 
 /** Feeds packets of 20 ms (160 timestamp units) with the given sequence numbers, on time. */
 function feed(quality: StreamQuality, sequences: number[], firstTimestamp = 1000) {
@@ -37,7 +31,10 @@ describe("loss", () => {
 
   it("counts no loss across the sequence number wrap at 65535", () => {
     const quality = new StreamQuality();
-    feed(quality, Array.from({ length: 200 }, (_, i) => 65_436 + i));
+    feed(
+      quality,
+      Array.from({ length: 200 }, (_, i) => 65_436 + i),
+    );
     expect(quality.expected).toBe(200);
     expect(quality.lost).toBe(0);
     // And loss after the wrap is still seen: 100 and 101 are missing.
@@ -85,7 +82,10 @@ describe("loss", () => {
 describe("jitter", () => {
   it("is 0 with perfect timing, and MOS is about 4.4 for G.711", () => {
     const quality = new StreamQuality();
-    feed(quality, Array.from({ length: 500 }, (_, i) => i));
+    feed(
+      quality,
+      Array.from({ length: 500 }, (_, i) => i),
+    );
     expect(quality.jitterMs).toBe(0);
     expect(quality.mos("PCMA")).toBeCloseTo(4.4, 1);
     expect(quality.snapshot()).toEqual({ packets: 500, lost: 0, loss_pct: 0, jitter_ms: 0, mos: 4.4, rtt_ms: null });

@@ -51,7 +51,7 @@ function mismatches(actual: Int16Array, expected: Int16Array): number {
 /** A small deterministic generator, so the jitter is the same on every run. */
 function random(seed: number): () => number {
   let state = seed;
-  return () => ((state = (state * 1_103_515_245 + 12_345) & 0x7fffffff) / 0x7fffffff);
+  return () => (state = (state * 1_103_515_245 + 12_345) & 0x7fffffff) / 0x7fffffff;
 }
 
 async function record(name: string, writes: Array<RtpPacket & { channel: 0 | 1; law: "PCMU" | "PCMA" }>, opts = {}) {
@@ -110,7 +110,11 @@ describe("StereoRecorder", () => {
     const { wav } = await record("reanchor.wav", right([...first, ...newSource, ...jumped]));
     const rightChannel = channel(wav.samples, 1);
     expect(wav.samples.length / 2).toBe(4 * 8000 + 2400);
-    for (const [at, packets] of [[0, first], [16000, newSource], [32000, jumped]] as const) {
+    for (const [at, packets] of [
+      [0, first],
+      [16000, newSource],
+      [32000, jumped],
+    ] as const) {
       expect(mismatches(rightChannel.subarray(at, at + 2400), decodeAll(packets, ULAW_TO_PCM)), `at ${at}`).toBe(0);
     }
     expect(rightChannel.subarray(2400, 16000).every((s) => s === 0)).toBe(true);
@@ -126,7 +130,14 @@ describe("StereoRecorder", () => {
     expect(written).toBeGreaterThan(44 + 27 * 8000 * 4); // all but the last 2-3 seconds
     // A packet 3 s late, for audio already in the file, is dropped rather than written over it.
     const late = packets[900]!;
-    recorder.write(1, "PCMU", late.payload.map(() => 0), late.timestamp, late.ssrc, late.arrivalMs + 3000);
+    recorder.write(
+      1,
+      "PCMU",
+      late.payload.map(() => 0),
+      late.timestamp,
+      late.ssrc,
+      late.arrivalMs + 3000,
+    );
     expect(recorder.dropped).toBe(1);
     const summary = await recorder.finish();
     expect(summary.seconds).toBe(30);
@@ -143,7 +154,8 @@ describe("StereoRecorder", () => {
     });
     // A second at a time each, letting writes complete in between, so a buffer one has written is reused by the other.
     for (let from = 0; from < 400; from += 34) {
-      for (const c of calls) for (const p of c.packets.slice(from, from + 34)) c.recorder.write(0, "PCMU", p.payload, p.timestamp, p.ssrc, p.arrivalMs);
+      for (const c of calls)
+        for (const p of c.packets.slice(from, from + 34)) c.recorder.write(0, "PCMU", p.payload, p.timestamp, p.ssrc, p.arrivalMs);
       await new Promise((r) => setTimeout(r, 5));
     }
     for (const c of calls) {

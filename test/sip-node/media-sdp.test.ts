@@ -66,7 +66,8 @@ describe("parseSdpAudio", () => {
   });
 
   it("takes the session-level connection and direction when the stream has none, and LF endings", () => {
-    const sdp = "v=0\no=- 1 1 IN IP6 2001:db8::1\ns=-\nc=IN IP6 2001:db8::1\nt=0 0\na=inactive\nm=audio 7078 RTP/AVP 96 8\na=rtpmap:96 opus/48000/2\n";
+    const sdp =
+      "v=0\no=- 1 1 IN IP6 2001:db8::1\ns=-\nc=IN IP6 2001:db8::1\nt=0 0\na=inactive\nm=audio 7078 RTP/AVP 96 8\na=rtpmap:96 opus/48000/2\n";
     const media = parseSdpAudio(sdp)!;
     expect(media).toMatchObject({ address: "2001:db8::1", port: 7078, direction: "inactive" });
     expect(media.payloadTypes.get(96)).toEqual({ encoding: "OPUS", clockRate: 48000 });

@@ -47,7 +47,12 @@ function tonePcap(seconds: number): { path: string; samples: Int16Array } {
       rtp[12 + i] = code;
       samples[n * 160 + i] = ALAW_TO_PCM[code]!;
     }
-    records.push({ timeMs: 1_700_000_000_000 + n * 20, src: { address: "10.0.0.2", port: 4000 }, dst: { address: "10.0.0.1", port: 5000 }, payload: rtp });
+    records.push({
+      timeMs: 1_700_000_000_000 + n * 20,
+      src: { address: "10.0.0.2", port: 4000 },
+      dst: { address: "10.0.0.1", port: 5000 },
+      payload: rtp,
+    });
   }
   const path = join(work, `tone-${seconds}s.pcap`);
   writePcapFile(path, records);
@@ -57,7 +62,10 @@ function tonePcap(seconds: number): { path: string; samples: Int16Array } {
 /** The speech with every 20th packet left out. */
 function lossyPcap(): string {
   const path = join(work, "speech-lossy.pcap");
-  writePcapFile(path, speech.filter((_, i) => i % 20 !== 19));
+  writePcapFile(
+    path,
+    speech.filter((_, i) => i % 20 !== 19),
+  );
   return path;
 }
 
@@ -187,7 +195,14 @@ describe("media through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const worker = workerClient({ url: stack.api, nodeToken: stack.nodeToken });
-    const ticket = await worker.admit({ node_id: "test-node", sip_call_id: "spooled@test", src_ip: account.src, ani: "14155550100", dialed: "14155550123", origin: "sip" });
+    const ticket = await worker.admit({
+      node_id: "test-node",
+      sip_call_id: "spooled@test",
+      src_ip: account.src,
+      ani: "14155550100",
+      dialed: "14155550123",
+      origin: "sip",
+    });
     if (ticket.decision !== "admit") throw new Error(`not admitted: ${JSON.stringify(ticket)}`);
     // What a crash leaves: the recorder's placeholder header (sizes 0) and one second of audio.
     const spool = mkdtempSync(join(work, "spool-"));
@@ -196,7 +211,15 @@ describe("media through the node", () => {
     writePcapFile(join(spool, `${ticket.call_id}-caller.pcap`), speech.slice(0, 10));
     writePcapFile(join(spool, `${crypto.randomUUID()}-caller.pcap`), speech.slice(0, 10));
     const engine = new MediaEngine(
-      { portMin: 50_000, portMax: 50_009, bind: "127.0.0.1", timeoutMs: 60_000, holdTimeoutMs: 60_000, spoolDir: spool, publicAddress: "127.0.0.1" },
+      {
+        portMin: 50_000,
+        portMax: 50_009,
+        bind: "127.0.0.1",
+        timeoutMs: 60_000,
+        holdTimeoutMs: 60_000,
+        spoolDir: spool,
+        publicAddress: "127.0.0.1",
+      },
       worker,
       () => {},
     );

@@ -24,9 +24,7 @@ function load(name: string): Uint8Array {
   return new Uint8Array(Buffer.from(raw.toString("latin1").replace(/\n/g, "\r\n"), "latin1"));
 }
 
-type Expectation =
-  | { parses: true; check?: (msg: SipMessage) => void }
-  | { status: number; message?: RegExp };
+type Expectation = { parses: true; check?: (msg: SipMessage) => void } | { status: number; message?: RegExp };
 
 type Case = { file: string; section: string; title: string; expect: Expectation };
 
@@ -185,8 +183,7 @@ const CASES: Case[] = [
     title: "Varied and Unknown Transport Types",
     expect: {
       parses: true,
-      check: (msg) =>
-        expect(headers(msg, "Via").map((v) => parseVia(v).transport)).toEqual(["UDP", "SCTP", "TLS", "UNKNOWN", "TCP"]),
+      check: (msg) => expect(headers(msg, "Via").map((v) => parseVia(v).transport)).toEqual(["UDP", "SCTP", "TLS", "UNKNOWN", "TCP"]),
     },
   },
   {
@@ -219,24 +216,89 @@ const CASES: Case[] = [
 
   // §3.1.2 Invalid messages.
   { file: "badinv01.dat", section: "3.1.2.1", title: "Extraneous Header Field Separators", expect: { status: 400, message: /^Via: / } },
-  { file: "clerr.dat", section: "3.1.2.2", title: "Content Length Larger Than Message", expect: { status: 400, message: /Content-Length 9999 exceeds/ } },
+  {
+    file: "clerr.dat",
+    section: "3.1.2.2",
+    title: "Content Length Larger Than Message",
+    expect: { status: 400, message: /Content-Length 9999 exceeds/ },
+  },
   { file: "ncl.dat", section: "3.1.2.3", title: "Negative Content-Length", expect: { status: 400, message: /Content-Length/ } },
-  { file: "scalar02.dat", section: "3.1.2.4", title: "Request Scalar Fields with Overlarge Values", expect: { status: 400, message: /CSeq number out of range/ } },
-  { file: "scalarlg.dat", section: "3.1.2.5", title: "Response Scalar Fields with Overlarge Values", expect: { status: 400, message: /CSeq number out of range/ } },
-  { file: "quotbal.dat", section: "3.1.2.6", title: "Unterminated Quoted String in Display Name", expect: { status: 400, message: /^To: unterminated quoted string/ } },
+  {
+    file: "scalar02.dat",
+    section: "3.1.2.4",
+    title: "Request Scalar Fields with Overlarge Values",
+    expect: { status: 400, message: /CSeq number out of range/ },
+  },
+  {
+    file: "scalarlg.dat",
+    section: "3.1.2.5",
+    title: "Response Scalar Fields with Overlarge Values",
+    expect: { status: 400, message: /CSeq number out of range/ },
+  },
+  {
+    file: "quotbal.dat",
+    section: "3.1.2.6",
+    title: "Unterminated Quoted String in Display Name",
+    expect: { status: 400, message: /^To: unterminated quoted string/ },
+  },
   { file: "ltgtruri.dat", section: "3.1.2.7", title: "<> Enclosing Request-URI", expect: { status: 400, message: /Request-URI/ } },
-  { file: "lwsruri.dat", section: "3.1.2.8", title: "Malformed SIP Request-URI (embedded LWS)", expect: { status: 400, message: /Request-URI/ } },
-  { file: "lwsstart.dat", section: "3.1.2.9", title: "Multiple SP Separating Request-Line Elements", expect: { status: 400, message: /Request-URI/ } },
-  { file: "trws.dat", section: "3.1.2.10", title: "SP Characters at End of Request-Line", expect: { status: 400, message: /invalid SIP version/ } },
-  { file: "escruri.dat", section: "3.1.2.11", title: "Escaped Headers in SIP Request-URI", expect: { status: 400, message: /headers are not allowed/ } },
-  { file: "baddate.dat", section: "3.1.2.12", title: "Invalid Time Zone in Date Header Field", expect: { status: 400, message: /invalid Date/ } },
-  { file: "regbadct.dat", section: "3.1.2.13", title: "Failure to Enclose name-addr URI in <>", expect: { status: 400, message: /^Contact: / } },
+  {
+    file: "lwsruri.dat",
+    section: "3.1.2.8",
+    title: "Malformed SIP Request-URI (embedded LWS)",
+    expect: { status: 400, message: /Request-URI/ },
+  },
+  {
+    file: "lwsstart.dat",
+    section: "3.1.2.9",
+    title: "Multiple SP Separating Request-Line Elements",
+    expect: { status: 400, message: /Request-URI/ },
+  },
+  {
+    file: "trws.dat",
+    section: "3.1.2.10",
+    title: "SP Characters at End of Request-Line",
+    expect: { status: 400, message: /invalid SIP version/ },
+  },
+  {
+    file: "escruri.dat",
+    section: "3.1.2.11",
+    title: "Escaped Headers in SIP Request-URI",
+    expect: { status: 400, message: /headers are not allowed/ },
+  },
+  {
+    file: "baddate.dat",
+    section: "3.1.2.12",
+    title: "Invalid Time Zone in Date Header Field",
+    expect: { status: 400, message: /invalid Date/ },
+  },
+  {
+    file: "regbadct.dat",
+    section: "3.1.2.13",
+    title: "Failure to Enclose name-addr URI in <>",
+    expect: { status: 400, message: /^Contact: / },
+  },
   { file: "badaspec.dat", section: "3.1.2.14", title: "Spaces within addr-spec", expect: { status: 400, message: /^To: / } },
   // The archive copy of baddn lacks the final blank line; it is read as headers only.
-  { file: "baddn.dat", section: "3.1.2.15", title: "Non-token Characters in Display Name", expect: { status: 400, message: /^From: a display name/ } },
+  {
+    file: "baddn.dat",
+    section: "3.1.2.15",
+    title: "Non-token Characters in Display Name",
+    expect: { status: 400, message: /^From: a display name/ },
+  },
   { file: "badvers.dat", section: "3.1.2.16", title: "Unknown Protocol Version", expect: { status: 505 } },
-  { file: "mismatch01.dat", section: "3.1.2.17", title: "Start Line and CSeq Method Mismatch", expect: { status: 400, message: /CSeq method/ } },
-  { file: "mismatch02.dat", section: "3.1.2.18", title: "Unknown Method with CSeq Method Mismatch", expect: { status: 400, message: /CSeq method/ } },
+  {
+    file: "mismatch01.dat",
+    section: "3.1.2.17",
+    title: "Start Line and CSeq Method Mismatch",
+    expect: { status: 400, message: /CSeq method/ },
+  },
+  {
+    file: "mismatch02.dat",
+    section: "3.1.2.18",
+    title: "Unknown Method with CSeq Method Mismatch",
+    expect: { status: 400, message: /CSeq method/ },
+  },
   { file: "bigcode.dat", section: "3.1.2.19", title: "Overlarge Response Code", expect: { status: 400, message: /status code/ } },
 
   // §3.2 Transaction layer: a well-formed message; the branch lacks a unique part.
@@ -248,7 +310,12 @@ const CASES: Case[] = [
   },
 
   // §3.3 Application layer.
-  { file: "insuf.dat", section: "3.3.1", title: "Missing Required Header Fields", expect: { status: 400, message: /missing mandatory headers: To, From, Call-ID, Max-Forwards/ } },
+  {
+    file: "insuf.dat",
+    section: "3.3.1",
+    title: "Missing Required Header Fields",
+    expect: { status: 400, message: /missing mandatory headers: To, From, Call-ID, Max-Forwards/ },
+  },
   {
     file: "unkscm.dat",
     section: "3.3.2",
@@ -288,22 +355,41 @@ const CASES: Case[] = [
     title: "Unknown Authorization Scheme",
     expect: { parses: true, check: (msg) => expect(header(msg, "Authorization")).toBe("NoOneKnowsThisScheme opaque-data=here") },
   },
-  { file: "multi01.dat", section: "3.3.8", title: "Multiple Values in Single Value Required Fields", expect: { status: 400, message: /more than one/ } },
-  { file: "mcl01.dat", section: "3.3.9", title: "Multiple Content-Length Values", expect: { status: 400, message: /conflicting Content-Length/ } },
+  {
+    file: "multi01.dat",
+    section: "3.3.8",
+    title: "Multiple Values in Single Value Required Fields",
+    expect: { status: 400, message: /more than one/ },
+  },
+  {
+    file: "mcl01.dat",
+    section: "3.3.9",
+    title: "Multiple Content-Length Values",
+    expect: { status: 400, message: /conflicting Content-Length/ },
+  },
   {
     file: "bcast.dat",
     section: "3.3.10",
     title: "200 OK Response with Broadcast Via Header Field Value",
     expect: { parses: true, check: (msg) => expect(parseVia(headers(msg, "Via")[1]!).host).toBe("255.255.255.255") },
   },
-  { file: "zeromf.dat", section: "3.3.11", title: "Max-Forwards of Zero", expect: { parses: true, check: (msg) => expect(header(msg, "Max-Forwards")).toBe("0") } },
+  {
+    file: "zeromf.dat",
+    section: "3.3.11",
+    title: "Max-Forwards of Zero",
+    expect: { parses: true, check: (msg) => expect(header(msg, "Max-Forwards")).toBe("0") },
+  },
   {
     file: "cparam01.dat",
     section: "3.3.12",
     title: "REGISTER with a Contact Header Parameter",
     expect: {
       parses: true,
-      check: (msg) => expect(parseNameAddr(header(msg, "Contact")!)).toMatchObject({ uri: "sip:+19725552222@gw1.example.net", params: { unknownparam: null } }),
+      check: (msg) =>
+        expect(parseNameAddr(header(msg, "Contact")!)).toMatchObject({
+          uri: "sip:+19725552222@gw1.example.net",
+          params: { unknownparam: null },
+        }),
     },
   },
   {
@@ -328,12 +414,19 @@ const CASES: Case[] = [
 
   // §3.4 Backward compatibility: RFC 2543 syntax without Max-Forwards, which RFC 3261 and
   // this node require (400 naming the header); the RFC leaves accepting it to the element.
-  { file: "inv2543.dat", section: "3.4.1", title: "INVITE with RFC 2543 Syntax", expect: { status: 400, message: /missing mandatory header: Max-Forwards/ } },
+  {
+    file: "inv2543.dat",
+    section: "3.4.1",
+    title: "INVITE with RFC 2543 Syntax",
+    expect: { status: 400, message: /missing mandatory header: Max-Forwards/ },
+  },
 ];
 
 describe("RFC 4475 torture messages", () => {
   it("classifies every file of the archive exactly once", () => {
-    const files = readdirSync(DIR).filter((name) => name.endsWith(".dat")).sort();
+    const files = readdirSync(DIR)
+      .filter((name) => name.endsWith(".dat"))
+      .sort();
     expect(files).toHaveLength(49);
     expect(CASES.map((c) => c.file).sort()).toEqual(files);
     expect(CASES.filter((c) => c.section.startsWith("3.1.1.")).length).toBe(13);
@@ -385,7 +478,7 @@ describe("RFC 4475 messages as hostile input", () => {
 
   it("never throws anything but SipParseError on corrupted octets", () => {
     let seed = 4475;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const octets = [0, 9, 10, 13, 32, 34, 37, 44, 58, 59, 60, 62, 64, 91, 92, 93, 127, 128, 255];
     for (const original of all) {
       for (let round = 0; round < 200; round++) {

@@ -1,23 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { StreamFramer } from "../../sip-node/sip/framer.ts";
-import {
-  addHeader,
-  addHeaderFirst,
-  canonicalName,
-  header,
-  headers,
-  removeHeader,
-  setHeader,
-} from "../../sip-node/sip/headers.ts";
+import { addHeader, addHeaderFirst, canonicalName, header, headers, removeHeader, setHeader } from "../../sip-node/sip/headers.ts";
 import { DEFAULT_LIMITS, SipParseError, type SipMessage, type SipRequest, type SipResponse } from "../../sip-node/sip/message.ts";
-import {
-  SipMessageError,
-  parseCSeq,
-  parseMessage,
-  parseNameAddr,
-  parseUri,
-  parseVia,
-} from "../../sip-node/sip/parser.ts";
+import { SipMessageError, parseCSeq, parseMessage, parseNameAddr, parseUri, parseVia } from "../../sip-node/sip/parser.ts";
 import { serializeMessage } from "../../sip-node/sip/serializer.ts";
 
 const enc = new TextEncoder();
@@ -127,7 +112,9 @@ describe("parseMessage: requests and responses", () => {
   });
 
   it("names every missing mandatory header", () => {
-    const error = parseError(wire(["OPTIONS sip:a@example.com SIP/2.0", "Via: SIP/2.0/UDP h.example.com;branch=z9hG4bK1", "CSeq: 1 OPTIONS"]));
+    const error = parseError(
+      wire(["OPTIONS sip:a@example.com SIP/2.0", "Via: SIP/2.0/UDP h.example.com;branch=z9hG4bK1", "CSeq: 1 OPTIONS"]),
+    );
     expect(error.status).toBe(400);
     expect(error.message).toBe("missing mandatory headers: To, From, Call-ID, Max-Forwards");
     const response = parseError(wire(OK_RESPONSE.filter((line) => !line.startsWith("Via"))));
@@ -191,7 +178,7 @@ describe("parseMessage: header names, folding and lists", () => {
           "b: <sip:d@example.com>",
           "x: 1800;refresher=uac",
           "u: talk",
-          "www-authenticate: Digest realm=\"x\"",
+          'www-authenticate: Digest realm="x"',
           "X-Custom-Header: kept as written",
           "l: 5",
         ],
@@ -526,7 +513,17 @@ describe("parseCSeq", () => {
   });
 
   it("rejects malformed and out-of-range values", () => {
-    for (const value of ["", "INVITE", "1", "1INVITE", "-1 INVITE", "4294967296 INVITE", "36893488147419103232 REGISTER", "1 INVITE x", "1 INV(ITE"]) {
+    for (const value of [
+      "",
+      "INVITE",
+      "1",
+      "1INVITE",
+      "-1 INVITE",
+      "4294967296 INVITE",
+      "36893488147419103232 REGISTER",
+      "1 INVITE x",
+      "1 INV(ITE",
+    ]) {
       expect(() => parseCSeq(value), value).toThrow(SipParseError);
     }
   });
@@ -769,7 +766,10 @@ describe("StreamFramer", () => {
     for (let cut = 1; cut < stream.length; cut += 37) {
       const framer = new StreamFramer();
       const out = [...framer.push(stream.subarray(0, cut)), ...framer.push(stream.subarray(cut))];
-      expect(out.map((m) => m.kind), `cut at ${cut}`).toEqual(["request", "response", "request"]);
+      expect(
+        out.map((m) => m.kind),
+        `cut at ${cut}`,
+      ).toEqual(["request", "response", "request"]);
       expect(dec.decode(out[2]!.body)).toBe(SDP);
     }
   });
@@ -842,7 +842,10 @@ describe("StreamFramer", () => {
   it("hands framed but invalid messages to onInvalid and goes on", () => {
     const invalid: SipMessageError[] = [];
     const framer = new StreamFramer(DEFAULT_LIMITS, { onInvalid: (error) => invalid.push(error) });
-    const bad = wire(invite().filter((line) => !line.startsWith("Max-Forwards")), SDP);
+    const bad = wire(
+      invite().filter((line) => !line.startsWith("Max-Forwards")),
+      SDP,
+    );
     expect(framer.push(concat(one, bad, two)).map((m) => m.kind)).toEqual(["request", "response"]);
     expect(invalid).toHaveLength(1);
     expect(invalid[0]!.status).toBe(400);

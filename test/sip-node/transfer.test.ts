@@ -13,7 +13,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-
 async function callInState(account: TestAccount, done: (call: any) => boolean): Promise<any> {
   for (let i = 0; i < 100; i++) {
     const call = (await account.call("/api/calls")).items?.[0];
@@ -45,12 +44,21 @@ describe("transfers", () => {
     const started = await transfer(account, up.id, "15550001111");
     expect(started).toEqual({ status: 202, body: { status: "in_progress", target: "15550001111", mode: "platform" } });
     const transferred = await callInState(account, (c) => c.transfer_status !== "in_progress");
-    expect(transferred).toMatchObject({ status: "active", transfer_status: "completed", transfer_code: 200, transfer_target: "15550001111", transfer_mode: "platform" });
+    expect(transferred).toMatchObject({
+      status: "active",
+      transfer_status: "completed",
+      transfer_code: 200,
+      transfer_target: "15550001111",
+      transfer_mode: "platform",
+    });
 
     expect((await caller).code).toBe(0);
     const both = await callee;
     expect(both.code, both.output).toBe(0);
-    expect(await callInState(account, (c) => c.status === "completed")).toMatchObject({ hangup_by: "caller", transfer_status: "completed" });
+    expect(await callInState(account, (c) => c.status === "completed")).toMatchObject({
+      hangup_by: "caller",
+      transfer_status: "completed",
+    });
   }, 60_000);
 
   it("asks the caller's side to call the target with REFER and follows its NOTIFY", async () => {
