@@ -5,11 +5,12 @@
 // request body with no example, or a security scheme nobody says how to present, fails a test
 // that names what is missing.
 import { describe, expect, it } from "vitest";
+import { addTranscript, giveVerdict } from "./call-record-fixtures.ts";
 import { request, type Reply, type RequestOptions } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { createAccount, uniqueEmail, type Session } from "./fixtures.ts";
 import { addRoutingRule, addWhitelistEntry, v4Block } from "./network-fixtures.ts";
-import { node } from "./node-client.ts";
+import { callRow, node } from "./node-client.ts";
 import { SoftwareAuthenticator } from "./software-authenticator.ts";
 
 type OpenApiOperation = {
@@ -93,7 +94,10 @@ const created = (res: Reply, what: string) => {
   return res.body;
 };
 
-/** An ended call of `owner`'s, placed through the node API, with its recording and a capture uploaded. */
+/**
+ * An ended call of `owner`'s, placed through the node API, with its recording and a capture
+ * uploaded, and a verdict and a transcript as the analysis pipeline leaves them.
+ */
 async function recordedCall(owner: Session): Promise<string> {
   const block = v4Block();
   await addWhitelistEntry(owner, block.cidr);
@@ -111,6 +115,9 @@ async function recordedCall(owner: Session): Promise<string> {
     const upload = await node.upload(ticket.call_id, name, bytes);
     expect(upload.status, JSON.stringify(upload.body)).toBe(200);
   }
+  const row = await callRow(ticket.call_id);
+  await giveVerdict(owner, { id: ticket.call_id, started_at: row!.started_at }, { probability: 80, entity: "Visa", keywords: ["pin"] });
+  await addTranscript(owner, ticket.call_id);
   return ticket.call_id;
 }
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { pageOf, pageQuery, WIDE_PAGE } from "../lib/pagination.ts";
+import { RECOMMENDATIONS } from "../providers/analysis/analyser.ts";
 
 const ts = () => z.string().openapi({ format: "date-time" });
 const nullableTs = () => ts().nullable();
@@ -95,23 +96,302 @@ export const CallSchema = z
   })
   .openapi("Call");
 
+// ---- The verdict and the transcript ----
+
+export const AnalysisSchema = z
+  .object({
+    id: z.uuid(),
+    ai_mode: z.string().nullable().openapi({ description: "The AI tier that produced it (lite, power, expert)", example: "power" }),
+    location: z.string().nullable().optional().openapi({ description: "Where it was produced, when known" }),
+    prompt_version: z.string(),
+    title: z.string().nullable(),
+    probability: z.number().int().openapi({ description: "Fraud probability, 0-100", example: 87 }),
+    category: z.string().openapi({ example: "credit_card_scam" }),
+    entity: z.string().nullable().openapi({ description: "Who the caller claimed to be", example: "Visa" }),
+    caller_identity: z.string().nullable(),
+    red_flags: z.array(z.string()).nullable(),
+    language: z.string().nullable(),
+    tcpa_comment: z.string().nullable(),
+    summary: z.string().nullable(),
+    recommendation: z.enum(RECOMMENDATIONS).openapi({ example: "block" }),
+    keywords: z.array(z.string()).nullable(),
+    route_alert: z.record(z.string(), z.unknown()).nullable().optional(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    cost: z.number().openapi({ description: "USD" }),
+    latency_ms: z.number().int(),
+    created_at: ts(),
+  })
+  .openapi("Analysis", { description: "An AI verdict. The tier is named; the model behind it is not." });
+
+const transcriptMetaFields = {
+  id: z.uuid(),
+  location: z.string().nullable().optional(),
+  language: z.string().nullable(),
+  audio_seconds: z.number().nullable(),
+  cost: z.number().openapi({ description: "USD" }),
+  created_at: ts(),
+};
+
+export const TranscriptMetaSchema = z.object(transcriptMetaFields).openapi("TranscriptMeta");
+
+export const TranscriptSchema = z
+  .object({
+    ...transcriptMetaFields,
+    text: z.string(),
+    segments: z
+      .array(z.record(z.string(), z.unknown()))
+      .nullable()
+      .openapi({ description: "Stretches of speech: speaker, start and end (seconds), text" }),
+  })
+  .openapi("Transcript");
+
 export const CallDetailSchema = CallSchema.extend({
+  analysis: AnalysisSchema.nullable().optional().openapi({ description: "The current verdict (the newest analysis)" }),
   recording_pcap_paths: z.array(z.string()).nullable(),
   captured_headers: z.record(z.string(), z.unknown()).nullable().optional(),
   case_id: z.uuid().nullable().optional(),
   routed_to_label: z.string().nullable().optional(),
+  transcript: TranscriptMetaSchema.nullable().optional(),
   transcript_summary: z.string().nullable().optional(),
 }).openapi("CallDetail");
 
+// ---- SIP log and inspector ----
+
+export const SipLogMessageSchema = z
+  .object({
+    time_stamp: ts(),
+    direction: z.string().openapi({ description: "in or out, as the SIP node saw it", example: "in" }),
+    method: z.string().openapi({ example: "INVITE" }),
+    status: z.string().nullable().optional().openapi({ description: "Status and reason of a response", example: "200 OK" }),
+    fromip: z.string(),
+    toip: z.string(),
+    fromtag: z.string().nullable().optional(),
+    totag: z.string().nullable().optional(),
+    first_line: z.string().openapi({ example: "INVITE sip:442079460000@sbc.carrier.example SIP/2.0" }),
+    headers: z.record(z.string(), z.unknown()).nullable().optional(),
+  })
+  .openapi("SipLogMessage");
+
+export const SipLogSchema = z
+  .object({
+    call_id: z.uuid(),
+    sip_call_id: z.string(),
+    messages: z.array(SipLogMessageSchema),
+    text: z.string().openapi({ description: "The ladder as plain text: each message whole, as it crossed the wire" }),
+  })
+  .openapi("SipLog");
+
+const LegSchema = z
+  .object({
+    endpoint: z.string().nullable().optional(),
+    packets: z.number().int(),
+    bytes: z.number().int(),
+    errors: z.number().int(),
+    last_packet: nullableTs().optional(),
+    ssrc: z.number().int().nullable().optional(),
+    lost: z.number().int().nullable().optional(),
+    loss_pct: z.number().nullable().optional(),
+    jitter_ms: z.number().nullable().optional(),
+    rtt_ms: z.number().nullable().optional(),
+    mos: z.number().nullable().optional(),
+  })
+  .openapi("MediaLeg");
+
+export const InspectSchema = z
+  .object({
+    call: z.object({
+      id: z.uuid(),
+      status: z.string(),
+      ani: z.string().nullable(),
+      dialed: z.string().nullable(),
+      external_id: z.string().nullable(),
+      external_name: z.string().nullable(),
+      sub_customer: z.string().nullable().optional(),
+      dest_host: z.string(),
+      dest_port: z.number().int(),
+      dest_transport: z.string(),
+      dest_kind: z.string(),
+      dest_provider: z.string().nullable().optional(),
+      routed_destination_label: z.string().nullable().optional(),
+      route_prefix: z.string().nullable(),
+      media_node: z.string().nullable(),
+      started_at: ts(),
+      answered_at: nullableTs(),
+      elapsed_sec: z.number().int().openapi({ description: "Seconds since the call started (its whole length once it ended)" }),
+      max_call_seconds: z.number().int().nullable(),
+      remaining_sec: z.number().int().nullable().openapi({ description: "Seconds left before the length cap; null once ended" }),
+      src_ip: z.string(),
+      ended_at: nullableTs().optional(),
+      duration_sec: z.number().int().nullable().optional(),
+      billsec: z.number().int().nullable().optional(),
+      sip_code: z.number().int().nullable().optional(),
+      end_reason: z.string().nullable().optional(),
+      hangup_by: z.string().nullable().optional(),
+      q850_cause: z.number().int().nullable().optional(),
+      q850_text: z.string().nullable().optional(),
+    }),
+    live: z.boolean().openapi({ description: "True while the call is up (ringing or active)" }),
+    ladder: z.array(SipLogMessageSchema).openapi({ description: "The SIP messages recorded (written when the call ends)" }),
+    signalling: z.object({
+      pdd_ms: z.number().int().nullable().optional(),
+      answer_delay_ms: z.number().int().nullable().optional(),
+      early_media: z.boolean().nullable().optional(),
+      codec: z.string().nullable().optional(),
+    }),
+    media: z
+      .object({ sampled_at: ts(), legs: z.record(z.string(), LegSchema) })
+      .nullable()
+      .optional()
+      .openapi({ description: "Per leg (caller, callee): live from the SIP node while up, the final counters after; null when unknown" }),
+    quality: z
+      .object({
+        mos: z.number().nullable().optional(),
+        jitter_ms: z.number().nullable().optional(),
+        packet_loss_pct: z.number().nullable().optional(),
+        legs: z.record(z.string(), LegSchema).nullable().optional(),
+      })
+      .nullable()
+      .optional(),
+    pipeline: z.object({
+      transcript_status: z.string(),
+      analysis_status: z.string(),
+      processing: z.string(),
+      sampled: z.boolean(),
+      processing_error: z.string().nullable().optional(),
+    }),
+    verdict: z
+      .object({
+        title: z.string().nullable().optional(),
+        probability: z.number().int(),
+        category: z.string().nullable().optional(),
+        recommendation: z.string(),
+        summary: z.string().nullable().optional(),
+      })
+      .nullable()
+      .optional(),
+    sampled_at: ts().openapi({ description: "When this document was put together" }),
+  })
+  .openapi("Inspect");
+
+// ---- Lists ----
+
 export const CallListSchema = pageOf(CallSchema, "CallList");
 
-export const CallListQuery = pageQuery(WIDE_PAGE).extend({
-  origin: z
-    .enum(["sip", "dialer", "test"], { error: "origin must be 'sip', 'dialer' or 'test'" })
+/** Call statuses: ringing and active are the in-progress ones. */
+export const CALL_STATUSES = ["ringing", "active", "completed", "failed", "rejected"] as const;
+
+/** Sort keys of GET /calls: a leading "-" is descending; calls without the value come last either way. */
+export const CALL_SORTS = ["-started_at", "started_at", "-probability", "probability", "-duration_sec", "duration_sec"] as const;
+export type CallSort = (typeof CALL_SORTS)[number];
+
+/** At most this many `keyword` values in one query. */
+export const MAX_KEYWORD_FILTERS = 10;
+
+const oneOf = (name: string, values: readonly string[]) => `${name} must be one of ${values.join(", ")}`;
+
+/**
+ * A timestamp filter: ISO 8601 with a zone (Z or an offset), without one (read as UTC), or a
+ * date alone (its midnight UTC); handed on as the stored form (UTC with milliseconds).
+ */
+const timestampFilter = (name: string, description: string) =>
+  z
+    .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], {
+      error: `${name} must be an ISO 8601 timestamp (2026-01-31T00:00:00Z) or date (2026-01-31)`,
+    })
+    .transform(utcInstant)
     .optional()
-    .openapi({ description: "sip, dialer or test" }),
-  status: z.string().max(32).optional(),
+    .openapi({ description, example: "2026-01-31T00:00:00Z" });
+
+export function utcInstant(value: string): string {
+  if (!value.includes("T")) return `${value}T00:00:00.000Z`;
+  const zoned = /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value);
+  return new Date(zoned ? value : `${value}Z`).toISOString();
+}
+
+/** A yes/no filter: true or false (1 and 0 too); anything else names the parameter. */
+const booleanFilter = (name: string, description: string) =>
+  z
+    .enum(["true", "false", "1", "0"], { error: `${name} must be true or false` })
+    .transform((v) => v === "true" || v === "1")
+    .optional()
+    .openapi({ description });
+
+/** Free text compared whole; empty means no filter. */
+const textFilter = (max: number, description: string) => z.string().trim().max(max).optional().openapi({ description });
+
+const keyName = (name: string, description: string) =>
+  z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, `${name} must be a lower-case key of letters, digits and _ (e.g. tech_support_scam)`)
+    .optional()
+    .openapi({ description });
+
+export const CallListQuery = pageQuery(WIDE_PAGE)
+  .extend({
+    status: z
+      .enum(CALL_STATUSES, { error: oneOf("status", CALL_STATUSES) })
+      .optional()
+      .openapi({ description: "ringing, active, completed, failed or rejected" }),
+    analysis_status: keyName("analysis_status", "The analysis pipeline's state of the call (none, pending, ...)"),
+    from: timestampFilter("from", "Calls started at or after this instant"),
+    to: timestampFilter("to", "Calls started before this instant (a date alone: before that day begins)"),
+    min_probability: z.coerce
+      .number({ error: "min_probability must be an integer from 0 to 100" })
+      .int({ error: "min_probability must be an integer from 0 to 100" })
+      .min(0, { error: "min_probability must be an integer from 0 to 100" })
+      .max(100, { error: "min_probability must be an integer from 0 to 100" })
+      .optional()
+      .openapi({ description: "Calls with a verdict of at least this fraud probability (0-100)", example: 70 }),
+    external_id: textFilter(200, "The external id the call carried, exactly"),
+    origin: z
+      .enum(["sip", "dialer", "test"], { error: "origin must be 'sip', 'dialer' or 'test'" })
+      .optional()
+      .openapi({ description: "sip, dialer or test" }),
+    sip_call_id: textFilter(512, "The SIP Call-ID, exactly"),
+    sampled: booleanFilter("sampled", "Calls the sampling policy took (true) or left out (false)"),
+    q: textFilter(200, "Text found in the caller (ANI), the dialed number, the transcript or its summary"),
+    category: keyName("category", "The verdict's category, e.g. credit_card_scam"),
+    recommendation: z
+      .enum(RECOMMENDATIONS, { error: oneOf("recommendation", RECOMMENDATIONS) })
+      .optional()
+      .openapi({ description: "block, review or allow" }),
+    destination_id: z.uuid({ error: "destination_id must be a UUID" }).optional().openapi({ description: "The destination routed to" }),
+    route_alert: booleanFilter("route_alert", "Calls whose verdict raised a route alert (true) or not (false)"),
+    entity: textFilter(200, "The entity the caller claimed (as GET /calls/entities lists it), exactly"),
+    sub_customer: textFilter(200, "The sub-customer (whitelist entry label or dial prefix), exactly"),
+    keyword: z
+      .preprocess(
+        (v) => (typeof v === "string" ? [v] : v),
+        z.array(z.string().trim().toLowerCase().min(1).max(100)).max(MAX_KEYWORD_FILTERS, {
+          error: `at most ${MAX_KEYWORD_FILTERS} keyword values`,
+        }),
+      )
+      .optional()
+      .openapi({ description: "A verdict keyword; repeat it to ask for calls having every one given" }),
+    sort: z
+      .enum(CALL_SORTS, { error: oneOf("sort", CALL_SORTS) })
+      .default("-started_at")
+      .openapi({ description: "A leading - sorts descending; calls without the value (no verdict, not ended) come last" }),
+  })
+  .refine((q) => !q.from || !q.to || q.from < q.to, { error: "to must be later than from", path: ["to"] });
+
+export type CallListInput = z.infer<typeof CallListQuery>;
+
+export const TermCountQuery = z.object({
+  days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .default(30)
+    .openapi({ description: "UTC calendar days counted, today included (1-365)", example: 30 }),
+  limit: z.coerce.number().int().min(1).max(50).default(12).openapi({ description: "The most frequent first, 1-50", example: 12 }),
 });
+export type TermCountInput = z.infer<typeof TermCountQuery>;
+
+export const EntityCountSchema = z.object({ entity: z.string(), count: z.number().int() }).openapi("EntityCount");
+export const KeywordCountSchema = z.object({ keyword: z.string(), count: z.number().int() }).openapi("KeywordCount");
 
 export const CallIdParam = z.object({ call_id: z.uuid().openapi({ param: { name: "call_id", in: "path" } }) });
 

@@ -1,18 +1,21 @@
 // The call record as the API shows it, and what a customer can do to a call that is up.
-// Filters beyond origin and status and the analysis arrive with the calls issue.
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+// The list and its filters are in call-search.ts; the verdict, transcript and ladder in call-records.ts.
 import { calls } from "../../schema/calls.ts";
 import { toUsd } from "../lib/money.ts";
-import { page, type PageParams } from "../lib/pagination.ts";
 import { nowIso } from "../lib/time.ts";
+import { analysisOut, callOfAccount, newestAnalysis, newestTranscriptMeta, transcriptMetaOut, type VerdictExtras } from "./call-records.ts";
 import type { Services } from "./context.ts";
 import { Conflict, Unavailable } from "./errors.ts";
-import { owned, ownedRow } from "./owned.ts";
+import { owned } from "./owned.ts";
 import type { Principal } from "./principal.ts";
 
 type CallRow = typeof calls.$inferSelect;
 
-export function callOut(row: CallRow) {
+/**
+ * A call as lists show it. The verdict summary is the calls row's copy (probability, category,
+ * recommendation); `verdict` adds what only the current analysis holds (title, red flags, entity, keywords).
+ */
+export function callOut(row: CallRow, verdict: VerdictExtras | null = null) {
   return {
     id: row.id,
     sip_call_id: row.sipCallId,
@@ -80,38 +83,31 @@ export function callOut(row: CallRow) {
       row.probability === null
         ? null
         : {
-            title: null,
+            title: verdict?.title ?? null,
             probability: row.probability,
             category: row.category ?? "unknown",
             recommendation: row.recommendation ?? "review",
-            red_flags: null,
+            red_flags: verdict?.redFlags ?? null,
+            entity: verdict?.entity ?? null,
+            keywords: verdict?.keywords ?? null,
           },
     has_route_alert: row.hasRouteAlert,
   };
 }
 
-export async function listCalls({ db }: Services, principal: Principal, query: PageParams & { origin?: string; status?: string }) {
-  const filters: SQL[] = [eq(calls.customerId, principal.customer.id)];
-  if (query.origin) filters.push(eq(calls.origin, query.origin));
-  if (query.status) filters.push(eq(calls.status, query.status));
-  const where = and(...filters);
-  const [rows, total] = await Promise.all([
-    db.select().from(calls).where(where).orderBy(desc(calls.startedAt), desc(calls.id)).limit(query.limit).offset(query.offset),
-    db.select({ n: count() }).from(calls).where(where).get(),
-  ]);
-  return page(rows.map(callOut), total?.n ?? 0, query);
-}
-
-const callOfAccount = (s: Services, principal: Principal, callId: string) => ownedRow(s.db, calls, principal.customer.id, callId, "Call");
-
+/** GET /calls/{id}: the record, its current verdict in full, the newest transcript's description. */
 export async function getCall(s: Services, principal: Principal, callId: string) {
   const row = await callOfAccount(s, principal, callId);
+  const [analysis, transcript] = await Promise.all([newestAnalysis(s.db, row), newestTranscriptMeta(s.db, row)]);
   return {
-    ...callOut(row),
+    ...callOut(row, analysis),
+    analysis: analysis ? analysisOut(analysis) : null,
     recording_pcap_paths: row.recordingPcapPaths,
     captured_headers: row.capturedHeaders,
+    // Cases arrive with their own issue; until then no call has one.
     case_id: null,
     routed_to_label: row.routedDestinationLabel,
+    transcript: transcript ? transcriptMetaOut(transcript) : null,
     transcript_summary: row.transcriptSummary,
   };
 }

@@ -1,13 +1,23 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import {
+  AnalysisSchema,
   CallDetailSchema,
   CallIdParam,
   CallListQuery,
   CallListSchema,
+  EntityCountSchema,
+  InspectSchema,
+  KeywordCountSchema,
+  SipLogSchema,
+  TermCountQuery,
+  TranscriptSchema,
   TransferRequestSchema,
   TransferSchema,
 } from "../../resources/calls.ts";
-import { getCall, listCalls, transferCall } from "../../services/calls.ts";
+import { inspectCall } from "../../services/call-inspect.ts";
+import { getCallAnalysis, getCallSipLog, getCallTranscript } from "../../services/call-records.ts";
+import { countEntities, countKeywords, listCalls } from "../../services/call-search.ts";
+import { getCall, transferCall } from "../../services/calls.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
@@ -18,20 +28,83 @@ const listRoute = createRoute({
   method: "get",
   path: "/calls",
   tags,
-  summary: "Calls, newest first",
+  summary: "Calls matching every filter given, newest first unless `sort` says otherwise",
+  description:
+    "Sort keys: -started_at (default), started_at, -probability, probability, -duration_sec, duration_sec. " +
+    "Ties go newest first; calls without the value (no verdict yet, not ended) come last in both directions.",
   ...authenticated,
   request: { query: CallListQuery },
   responses: { 200: jsonBody(CallListSchema, "Call list"), ...errors(401, 422) },
+});
+
+const entitiesRoute = createRoute({
+  method: "get",
+  path: "/calls/entities",
+  tags,
+  summary: "The entities callers claimed (a bank, an agency), by how many calls in the last `days` claimed each",
+  ...authenticated,
+  request: { query: TermCountQuery },
+  responses: { 200: jsonBody(z.array(EntityCountSchema), "Entity counts, most frequent first"), ...errors(401, 422) },
+});
+
+const keywordsRoute = createRoute({
+  method: "get",
+  path: "/calls/keywords",
+  tags,
+  summary: "The verdicts' keywords, by how many calls in the last `days` had each",
+  ...authenticated,
+  request: { query: TermCountQuery },
+  responses: { 200: jsonBody(z.array(KeywordCountSchema), "Keyword counts, most frequent first"), ...errors(401, 422) },
 });
 
 const getRoute = createRoute({
   method: "get",
   path: "/calls/{call_id}",
   tags,
-  summary: "One call with everything the signalling and billing know",
+  summary: "One call with everything the signalling, billing and analysis know",
   ...authenticated,
   request: { params: CallIdParam },
-  responses: { 200: jsonBody(CallDetailSchema, "Call detail"), ...errors(401, 404) },
+  responses: { 200: jsonBody(CallDetailSchema, "Call detail"), ...errors(401, 404, 422) },
+});
+
+const analysisRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/analysis",
+  tags,
+  summary: "The call's current verdict (its newest analysis)",
+  ...authenticated,
+  request: { params: CallIdParam },
+  responses: { 200: jsonBody(AnalysisSchema, "Analysis"), ...errors(401, 404, 422) },
+});
+
+const transcriptRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/transcript",
+  tags,
+  summary: "The call's transcript: its text and timed segments",
+  ...authenticated,
+  request: { params: CallIdParam },
+  responses: { 200: jsonBody(TranscriptSchema, "Transcript"), ...errors(401, 404, 422) },
+});
+
+const sipLogRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/sip-log",
+  tags,
+  summary: "The call's SIP messages, and the same ladder as plain text",
+  ...authenticated,
+  request: { params: CallIdParam },
+  responses: { 200: jsonBody(SipLogSchema, "SIP log"), ...errors(401, 404, 422) },
+});
+
+const inspectRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/inspect",
+  tags,
+  summary: "The call inspector: live media while the call is up (poll every 2 s), the record after",
+  ...authenticated,
+  request: { params: CallIdParam },
+  responses: { 200: jsonBody(InspectSchema, "Inspect document"), ...errors(401, 404, 422) },
 });
 
 const transferRoute = createRoute({
@@ -46,7 +119,18 @@ const transferRoute = createRoute({
 
 export function registerCalls(api: Api) {
   api.openapi(listRoute, async (c) => c.json(await listCalls(c.var.services, c.var.principal, c.req.valid("query")), 200));
+  // Before /calls/{call_id}, which would otherwise take "entities" for a call id.
+  api.openapi(entitiesRoute, async (c) => c.json(await countEntities(c.var.services, c.var.principal, c.req.valid("query")), 200));
+  api.openapi(keywordsRoute, async (c) => c.json(await countKeywords(c.var.services, c.var.principal, c.req.valid("query")), 200));
   api.openapi(getRoute, async (c) => c.json(await getCall(c.var.services, c.var.principal, c.req.valid("param").call_id), 200));
+  api.openapi(analysisRoute, async (c) =>
+    c.json(await getCallAnalysis(c.var.services, c.var.principal, c.req.valid("param").call_id), 200),
+  );
+  api.openapi(transcriptRoute, async (c) =>
+    c.json(await getCallTranscript(c.var.services, c.var.principal, c.req.valid("param").call_id), 200),
+  );
+  api.openapi(sipLogRoute, async (c) => c.json(await getCallSipLog(c.var.services, c.var.principal, c.req.valid("param").call_id), 200));
+  api.openapi(inspectRoute, async (c) => c.json(await inspectCall(c.var.services, c.var.principal, c.req.valid("param").call_id), 200));
   api.openapi(transferRoute, async (c) => {
     const { call_id } = c.req.valid("param");
     return c.json(await transferCall(c.var.services, c.var.principal, call_id, c.req.valid("json").target), 202);

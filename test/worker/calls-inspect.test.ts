@@ -1,0 +1,207 @@
+// GET /api/calls/{id}/inspect: after the call, the record; while it is up, `live` and the media
+// legs asked of the SIP node carrying it through the NodeHub. A node that cannot answer leaves
+// `media` null and the inspector still answers.
+import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { addSipMessages, giveVerdict, insertCall } from "./call-record-fixtures.ts";
+import { ORIGIN } from "./client.ts";
+import { createAccount } from "./fixtures.ts";
+
+const sockets: WebSocket[] = [];
+
+/** A fake SIP node on the NodeHub answering each command with `answer(command)`, or never when it returns null. */
+async function connectNode(nodeId: string, answer: (command: Record<string, unknown>) => Record<string, unknown> | null) {
+  const res = await exports.default.fetch(
+    new Request(`${ORIGIN}/internal/hub?node_id=${nodeId}`, {
+      headers: { Upgrade: "websocket", Authorization: `Bearer ${env.NODE_TOKEN}` },
+    }),
+  );
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  ws.accept();
+  const seen: Record<string, unknown>[] = [];
+  ws.addEventListener("message", (event) => {
+    const { id, command } = JSON.parse(String(event.data));
+    seen.push(command);
+    const reply = answer(command);
+    if (reply) ws.send(JSON.stringify({ id, ...reply }));
+  });
+  sockets.push(ws);
+  return seen;
+}
+
+afterEach(() => {
+  for (const ws of sockets.splice(0)) ws.close(1000, "test over");
+});
+
+const leg = (packets: number, extra: Record<string, unknown> = {}) => ({
+  endpoint: "203.0.113.10:40000",
+  packets,
+  bytes: packets * 172,
+  errors: 0,
+  last_packet: new Date().toISOString(),
+  ssrc: 1234,
+  lost: 2,
+  loss_pct: 0.5,
+  jitter_ms: 4.5,
+  rtt_ms: null,
+  mos: 4.3,
+  ...extra,
+});
+
+describe("GET /api/calls/{id}/inspect", () => {
+  it("after the call: the record, the ladder, the final media counters, quality, pipeline and verdict", async () => {
+    const owner = await createAccount();
+    const qos = { caller: leg(1500), callee: leg(1400, { mos: 3.9, jitter_ms: 9, loss_pct: 1.2 }) };
+    const call = await insertCall(owner, {
+      external_id: "crm-7",
+      external_name: "Campaign 7",
+      sub_customer: "Acme",
+      route_prefix: "44",
+      media_node: "media-1.shield.test",
+      max_call_seconds: 14_400,
+      sip_code: 200,
+      hangup_by: "caller",
+      q850_cause: 16,
+      q850_text: "Normal call clearing",
+      pdd_ms: 800,
+      answer_delay_ms: 1200,
+      early_media: false,
+      codec: "PCMA",
+      mos: 3.9,
+      jitter_ms: 9,
+      packet_loss_pct: 1.2,
+      qos,
+      analysis_status: "done",
+      transcript_status: "done",
+    });
+    await giveVerdict(owner, call, { probability: 77, category: "robocall", title: "Robocall", summary: "A recorded offer." });
+    await addSipMessages(owner, call.id, [
+      { time_stamp: call.started_at, direction: "in", method: "INVITE", from_ip: "a", to_ip: "b", first_line: "INVITE sip:x SIP/2.0" },
+    ]);
+
+    const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expect(res.status).toBe(200);
+    expect(res.body.live).toBe(false);
+    expect(res.body.call).toMatchObject({
+      id: call.id,
+      status: "completed",
+      external_id: "crm-7",
+      external_name: "Campaign 7",
+      sub_customer: "Acme",
+      route_prefix: "44",
+      media_node: "media-1.shield.test",
+      started_at: call.started_at,
+      ended_at: call.ended_at,
+      elapsed_sec: 30,
+      duration_sec: 30,
+      max_call_seconds: 14_400,
+      remaining_sec: null,
+      sip_code: 200,
+      q850_text: "Normal call clearing",
+    });
+    expect(res.body.ladder).toHaveLength(1);
+    expect(res.body.ladder[0]).toMatchObject({ method: "INVITE", fromip: "a", toip: "b" });
+    expect(res.body.signalling).toEqual({ pdd_ms: 800, answer_delay_ms: 1200, early_media: false, codec: "PCMA" });
+    expect(res.body.media).toEqual({ sampled_at: call.ended_at, legs: qos });
+    expect(res.body.quality).toEqual({ mos: 3.9, jitter_ms: 9, packet_loss_pct: 1.2, legs: qos });
+    expect(res.body.pipeline).toEqual({
+      transcript_status: "done",
+      analysis_status: "done",
+      processing: "full",
+      sampled: true,
+      processing_error: null,
+    });
+    expect(res.body.verdict).toEqual({
+      title: "Robocall",
+      probability: 77,
+      category: "robocall",
+      recommendation: "review",
+      summary: "A recorded offer.",
+    });
+    expect(Date.parse(res.body.sampled_at)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it("after an unanswered call without media: media, quality and verdict are null", async () => {
+    const owner = await createAccount();
+    const call = await insertCall(owner, { status: "failed", answered_at: null, billsec: 0, sip_code: 486 });
+    const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ live: false, media: null, quality: null, verdict: null, ladder: [] });
+  });
+
+  it("while the call is up: live, with the legs the node carrying it reports", async () => {
+    const owner = await createAccount();
+    const nodeId = `inspect-node-${crypto.randomUUID()}`;
+    const legs = { caller: leg(250), callee: leg(240, { mos: 4.0, jitter_ms: 12.5, loss_pct: 2 }) };
+    const sampledAt = new Date().toISOString();
+    const seen = await connectNode(nodeId, (command) =>
+      command.type === "stats" ? { ok: true, result: { active_calls: 1, transactions: 2, media: { sampled_at: sampledAt, legs } } } : null,
+    );
+    const answeredAt = new Date(Date.now() - 20_000).toISOString();
+    const call = await insertCall(owner, {
+      status: "active",
+      node_id: nodeId,
+      started_at: new Date(Date.now() - 25_000).toISOString(),
+      answered_at: answeredAt,
+      ended_at: null,
+      duration_sec: null,
+      billsec: null,
+      max_call_seconds: 600,
+    });
+
+    const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expect(res.status).toBe(200);
+    expect(seen).toEqual([{ type: "stats", call_id: call.id }]);
+    expect(res.body.live).toBe(true);
+    expect(res.body.media).toEqual({ sampled_at: sampledAt, legs });
+    // The worst leg: lowest MOS, highest jitter and loss.
+    expect(res.body.quality).toEqual({ mos: 4.0, jitter_ms: 12.5, packet_loss_pct: 2, legs });
+    expect(res.body.call.elapsed_sec).toBeGreaterThanOrEqual(25);
+    expect(res.body.call.elapsed_sec).toBeLessThan(35);
+    // The cap runs from the answer: 600 s less the 20 s or so since.
+    expect(res.body.call.remaining_sec).toBeGreaterThan(570);
+    expect(res.body.call.remaining_sec).toBeLessThanOrEqual(580);
+    expect(res.body.call.ended_at).toBeNull();
+    expect(res.body.verdict).toBeNull();
+  });
+
+  it("while ringing, the whole cap remains", async () => {
+    const owner = await createAccount();
+    const call = await insertCall(owner, {
+      status: "ringing",
+      node_id: `absent-${crypto.randomUUID()}`,
+      answered_at: null,
+      ended_at: null,
+      duration_sec: null,
+      billsec: null,
+      max_call_seconds: 600,
+    });
+    const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ live: true, media: null, quality: null });
+    expect(res.body.call.remaining_sec).toBe(600);
+  });
+
+  it("never fails for the node: none connected, a refusal, silence or nonsense all leave media null", async () => {
+    const owner = await createAccount();
+    const upCall = (nodeId: string) =>
+      insertCall(owner, { status: "active", node_id: nodeId, ended_at: null, duration_sec: null, billsec: null, max_call_seconds: 600 });
+
+    const nobody = await upCall(`absent-${crypto.randomUUID()}`);
+    const refusing = `refusing-${crypto.randomUUID()}`;
+    await connectNode(refusing, () => ({ ok: false, error: "unknown call" }));
+    const silent = `silent-${crypto.randomUUID()}`;
+    await connectNode(silent, () => null);
+    const garbled = `garbled-${crypto.randomUUID()}`;
+    await connectNode(garbled, () => ({ ok: true, result: { media: { legs: "lots" } } }));
+
+    for (const call of [nobody, await upCall(refusing), await upCall(silent), await upCall(garbled)]) {
+      const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ live: true, media: null, quality: null });
+      expect(res.body.call.id).toBe(call.id);
+    }
+  });
+});

@@ -1,0 +1,160 @@
+// The call inspector (GET /calls/{id}/inspect), polled about every two seconds while a call is
+// up. After the call everything comes from the record; while it is up (ringing or active) the
+// media legs come live from the SIP node carrying it, through the NodeHub. A node that cannot be
+// reached in time only leaves `media` null: the inspector never fails for it.
+import { z } from "zod";
+import { LiveLegStats } from "../../schema/node-api.ts";
+import type { calls } from "../../schema/calls.ts";
+import { describeError } from "../lib/errors.ts";
+import { callOfAccount, newestAnalysis, sipMessageOut, sipMessagesOf } from "./call-records.ts";
+import type { Services } from "./context.ts";
+import type { Principal } from "./principal.ts";
+
+type CallRow = typeof calls.$inferSelect;
+
+/** How long the inspector waits for the node's figures: under the two-second polling period. */
+export const LIVE_STATS_TIMEOUT_MS = 1_500;
+
+const Legs = z.record(z.string(), LiveLegStats);
+type Legs = z.infer<typeof Legs>;
+const LiveMedia = z.object({ sampled_at: z.string(), legs: Legs });
+type Media = z.infer<typeof LiveMedia>;
+
+const IN_PROGRESS = new Set(["ringing", "active"]);
+
+const seconds = (fromIso: string, toMs: number) => Math.max(0, Math.floor((toMs - Date.parse(fromIso)) / 1000));
+
+/** The media of a call that is up, as the node carrying it measures it now; null when it cannot say. */
+async function liveMedia(s: Services, call: CallRow): Promise<Media | null> {
+  try {
+    const outcome = await s.hub.command({ type: "stats", call_id: call.id }, LIVE_STATS_TIMEOUT_MS, call.nodeId ?? undefined);
+    // no_node, timeout, or the node no longer carries the call: no figures this time.
+    if (!outcome.ok) return null;
+    const media = LiveMedia.nullable().safeParse(outcome.result.media ?? null);
+    return media.success ? media.data : null;
+  } catch (err) {
+    console.error("inspect: live media unavailable", describeError(err));
+    return null;
+  }
+}
+
+type Quality = { mos: number | null; jitter_ms: number | null; packet_loss_pct: number | null; legs: Legs | null };
+
+/** The worst of the legs that carried packets: lowest MOS, highest jitter and loss. */
+function qualityOf(legs: Legs): Quality {
+  const carrying = Object.values(legs).filter((l) => l.packets > 0);
+  const worst = (pick: (l: LiveLegStats) => number | null | undefined, choose: (...v: number[]) => number) => {
+    const values = carrying.map(pick).filter((v): v is number => typeof v === "number");
+    return values.length ? choose(...values) : null;
+  };
+  return {
+    mos: worst((l) => l.mos, Math.min),
+    jitter_ms: worst((l) => l.jitter_ms, Math.max),
+    packet_loss_pct: worst((l) => l.loss_pct, Math.max),
+    legs,
+  };
+}
+
+/** The final per-leg counters the node reported at the end (the record's qos), when they parse. */
+function recordedLegs(call: CallRow): Legs | null {
+  if (!call.qos) return null;
+  const legs = Legs.safeParse(call.qos);
+  return legs.success ? legs.data : null;
+}
+
+export async function inspectCall(s: Services, principal: Principal, callId: string) {
+  const call = await callOfAccount(s, principal, callId);
+  const live = IN_PROGRESS.has(call.status);
+  const [messages, analysis, media] = await Promise.all([
+    sipMessagesOf(s.db, call),
+    newestAnalysis(s.db, call),
+    live ? liveMedia(s, call) : Promise.resolve(null),
+  ]);
+  const now = Date.now();
+
+  let finalMedia: Media | null = media;
+  let quality: Quality | null = media ? qualityOf(media.legs) : null;
+  if (!live) {
+    const legs = recordedLegs(call);
+    finalMedia = legs ? { sampled_at: call.endedAt ?? call.updatedAt, legs } : null;
+    const measured = call.mos !== null || call.jitterMs !== null || call.packetLossPct !== null || legs !== null;
+    quality = measured ? { mos: call.mos, jitter_ms: call.jitterMs, packet_loss_pct: call.packetLossPct, legs } : null;
+  }
+
+  const elapsed = live
+    ? seconds(call.startedAt, now)
+    : (call.durationSec ?? seconds(call.startedAt, Date.parse(call.endedAt ?? call.updatedAt)));
+  // The length cap runs from the answer (the node hangs up max_call_seconds after it).
+  const remaining =
+    !live || call.maxCallSeconds === null
+      ? null
+      : call.answeredAt
+        ? Math.max(0, call.maxCallSeconds - seconds(call.answeredAt, now))
+        : call.maxCallSeconds;
+
+  const verdict = analysis
+    ? {
+        title: analysis.title,
+        probability: analysis.probability,
+        category: analysis.category,
+        recommendation: analysis.recommendation,
+        summary: analysis.summary,
+      }
+    : call.probability !== null
+      ? {
+          title: null,
+          probability: call.probability,
+          category: call.category,
+          recommendation: call.recommendation ?? "review",
+          summary: null,
+        }
+      : null;
+
+  return {
+    call: {
+      id: call.id,
+      status: call.status,
+      ani: call.ani,
+      dialed: call.dialed,
+      external_id: call.externalId,
+      external_name: call.externalName,
+      sub_customer: call.subCustomer,
+      dest_host: call.destHost,
+      dest_port: call.destPort,
+      dest_transport: call.destTransport,
+      dest_kind: call.destKind,
+      dest_provider: call.destProvider,
+      routed_destination_label: call.routedDestinationLabel,
+      route_prefix: call.routePrefix,
+      media_node: call.mediaNode ?? call.mediaIp,
+      started_at: call.startedAt,
+      answered_at: call.answeredAt,
+      elapsed_sec: elapsed,
+      max_call_seconds: call.maxCallSeconds,
+      remaining_sec: remaining,
+      src_ip: call.srcIp,
+      ended_at: call.endedAt,
+      duration_sec: call.durationSec,
+      billsec: call.billsec,
+      sip_code: call.sipCode,
+      end_reason: call.endReason,
+      hangup_by: call.hangupBy,
+      q850_cause: call.q850Cause,
+      q850_text: call.q850Text,
+    },
+    live,
+    ladder: messages.map(sipMessageOut),
+    signalling: { pdd_ms: call.pddMs, answer_delay_ms: call.answerDelayMs, early_media: call.earlyMedia, codec: call.codec },
+    media: finalMedia,
+    quality,
+    pipeline: {
+      transcript_status: call.transcriptStatus,
+      analysis_status: call.analysisStatus,
+      processing: call.processing,
+      sampled: call.sampled,
+      processing_error: call.processingError,
+    },
+    verdict,
+    sampled_at: new Date(now).toISOString(),
+  };
+}
