@@ -38,16 +38,25 @@ export function findClaims(sentences: Sentence[]): Claims {
   const claims: EntityClaim[] = [];
   const references: EntityClaim[] = [];
   for (const sentence of sentences) {
+    let namedClaim = false;
     for (const { entity, claims: patterns, reference } of COMPILED) {
       if (!entity.aliases.some((alias) => sentence.lower.includes(alias))) continue;
       const base = { name: entity.name, kind: entity.kind, named: entity.named, speaker: sentence.speaker, order: sentence.order };
-      const match = patterns.map((p) => p.exec(sentence.lower)).find((m) => m);
+      // ENTITIES lists named organisations first: "Microsoft technical support" is Microsoft, not also "technical support".
+      const match: RegExpExecArray | null | undefined =
+        namedClaim && !entity.named ? null : patterns.map((p) => p.exec(sentence.lower)).find((m) => m);
       if (match) claims.push({ ...base, quote: quoteOf(sentence, match.index) });
+      namedClaim ||= Boolean(match) && entity.named;
       const ref = reference.exec(sentence.lower);
       if (ref) references.push({ ...base, quote: quoteOf(sentence, ref.index) });
     }
   }
   return { claims, references };
+}
+
+/** How prose names the organisation: "Chase", "the bank". */
+export function entityPhrase(claim: EntityClaim): string {
+  return claim.named ? claim.name : `the ${claim.name.toLowerCase()}`;
 }
 
 /** The organisation the call is about: named before generic, the caller's before the callee's, earliest first. */

@@ -100,7 +100,7 @@ export function factEvidenceOf(call: CallFacts, shape: SpeechShape, speech: Evid
   if (!shape.heard) out.push(...silenceEvidence(call));
   if (shape.callerWords >= MONOLOGUE_MIN_WORDS && shape.calleeWords <= MONOLOGUE_REPLY_MAX_WORDS) {
     const detail = `the caller spoke ${shape.callerWords} words, the callee ${shape.calleeWords}`;
-    out.push(fact("monologue", "robocall", 5, "One-sided message the callee hardly answered", detail, "robocall"));
+    out.push(fact("monologue", "facts", 5, "One-sided message the callee hardly answered", detail, "robocall"));
   }
   return out;
 }

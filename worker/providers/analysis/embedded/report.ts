@@ -1,6 +1,7 @@
 // The verdict's words: title, red flags that quote what was heard, keywords, who the caller
 // claims to be, and the recommendation.
 import type { Verdict } from "../analyser.ts";
+import { entityPhrase } from "./claims.ts";
 import type { EntityClaim, Evidence, Family } from "./types.ts";
 
 const MAX_FLAGS = 20;
@@ -75,7 +76,7 @@ export function keywordsOf(evidence: Evidence[]): string[] {
 }
 
 export function callerIdentityOf(name: string | null, claim: EntityClaim | null, families: Map<Family, number>): string | null {
-  const claimed = claim && claim.speaker !== "callee" ? claim.name : null;
+  const claimed = claim && claim.speaker !== "callee" ? entityPhrase(claim) : null;
   if (name && claimed) return `${name}, ${claimed}`;
   if (name) return name;
   if (claimed) return `Someone claiming to be ${claimed}`;

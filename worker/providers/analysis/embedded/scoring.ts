@@ -122,12 +122,15 @@ function firedCombos(families: Map<Family, number>): FiredCombo[] {
 }
 
 function sidePoints(families: Map<Family, number>): number {
-  const hasAsk = ASK_FAMILIES.some((family) => (families.get(family) ?? 0) >= ASK_MADE);
+  const asked = ASK_FAMILIES.some((family) => (families.get(family) ?? 0) >= ASK_MADE);
+  // A recorded "press 1" is a robocall's ask: what it says around the prompt counts in full, the prompt itself does not.
+  const prompted = (families.get("robocall") ?? 0) >= ASK_MADE;
   let points = 0;
   for (const [family, value] of families) {
     if (family === "mitigation") continue;
     const isSetting = !ASK_FAMILIES.includes(family) && family !== "facts";
-    points += isSetting && !hasAsk ? value * CONTEXT_WITHOUT_ASK : value;
+    const full = !isSetting || asked || (prompted && family !== "robocall");
+    points += full ? value : value * CONTEXT_WITHOUT_ASK;
   }
   return points;
 }

@@ -31,6 +31,8 @@ export const ASK_SIGNALS: Signal[] = [
     genuine: true,
     negatable: true,
     patterns: [
+      // "I sent my code to your number by mistake": the takeover of a messaging account.
+      /\bcode\b[^.?!]{0,40}\b(?:by mistake|by accident|accidentally|to the wrong number|to your number instead)\b/,
       new RegExp(`\\b${ASK}\\s+${gap(5)}${CODE}`),
       new RegExp(`\\b${CODE}\\b[^.?!]{0,30}\\b(?:to me|back to me|with me|for me|over the phone|out loud)\\b`),
     ],
@@ -43,6 +45,7 @@ export const ASK_SIGNALS: Signal[] = [
     keyword: "verification code",
     genuine: true,
     patterns: [
+      /\b(?:got|get|received|receive|sent|send|texted|text)\b[^.?!]{0,30}\b(?:code|pin|passcode)\b/,
       /\b(?:send|sent|sending|text|texted|texting) (?:you )?(?:a|the|an) (?:\w+ )?(?:code|pin)\b/,
       /\b(?:did|have) you (?:get|got|receive|received) (?:a|the|an|that) (?:\w+ )?(?:code|text)\b/,
       /\byou(?:'ll| will|'re going to| are going to)? (?:receive|get) (?:a|an|the) (?:[\w-]+ ){0,2}(?:code|pin|passcode)\b/,
@@ -115,7 +118,8 @@ export const ASK_SIGNALS: Signal[] = [
     hint: "payment_scam",
     negatable: true,
     patterns: [
-      /\b(?:in|with|using|by|via|through) (?:\w+ )?(?:gift|itunes|google play|steam|ebay|apple|amazon|target|walmart|green dot) ?cards\b/,
+      re`\b(?:in|with|using|by|via|through) (?:\w+ ){0,2}?(?:gift|itunes|google play|steam|ebay|apple|amazon|target|walmart|green dot)
+        (?: gift)? ?cards\b`,
       re`\b(?:buy|purchase|get|pick up|go and get)\s+(?:\w+\s+){0,4}?(?:itunes|google play|
         steam|ebay|apple|amazon|target|walmart|visa|green dot|prepaid) (?:gift )?cards?\b`,
       /\b(?:buy|purchase|get|pick up)\s+(?:\w+\s+){0,3}?gift cards\b/,

@@ -6,7 +6,7 @@ import type { Signal } from "./types.ts";
 
 const YOUR_THING =
   "(?:account|card|social security number|ssn|social insurance number|national insurance number|licen[cs]e|passport|visa|" +
-  "benefits|assets|bank accounts?|service|phone|line|number|sim|computer|ip address|windows licen[cs]e|identity)";
+  "benefits|assets|bank accounts?|service|phone|line|number|sim|windows licen[cs]e|identity)";
 
 export const CONTEXT_SIGNALS: Signal[] = [
   {

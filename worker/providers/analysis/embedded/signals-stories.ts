@@ -168,6 +168,14 @@ export const STORY_SIGNALS: Signal[] = [
     ],
   },
   {
+    id: "never_asks",
+    family: "mitigation",
+    weight: -10,
+    label: "Says the organisation never asks for codes or details",
+    keyword: null,
+    patterns: [/\b(?:will|would|'ll|do|does) never (?:ask|call|request|require|text|email)\b/],
+  },
+  {
     id: "scam_warning",
     family: "mitigation",
     weight: -10,

@@ -1,6 +1,6 @@
 // What was heard, as evidence: each signal's matches, the organisations claimed, and warnings
 // ("we will never ask for your PIN") where an ask is negated.
-import { type Claims } from "./claims.ts";
+import { type Claims, entityPhrase } from "./claims.ts";
 import { KIND_CATEGORY } from "./lexicon.ts";
 import { re } from "./pattern.ts";
 import { ASK_SIGNALS } from "./signals-asks.ts";
@@ -112,7 +112,7 @@ function claimEvidence(claim: EntityClaim, reference: boolean): Evidence {
   return {
     id: `${reference ? "reference" : "claim"}_${claim.name}`,
     family: reference ? "reference" : "authority",
-    label: reference ? `Refers to the callee's ${claim.name} account` : `Claims to speak for ${claim.name}`,
+    label: reference ? `Refers to the callee's ${claim.name} account` : `Claims to speak for ${entityPhrase(claim)}`,
     keyword: claim.name,
     points: weight * speakerFactor(claim.speaker, true),
     speaker: claim.speaker,

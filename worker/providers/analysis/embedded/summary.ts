@@ -1,5 +1,6 @@
 // The verdict's prose: a summary of what the caller did, the TCPA comment, and the language.
 import type { AnalysisInput, CallFacts } from "../analyser.ts";
+import { entityPhrase } from "./claims.ts";
 import { inNorthAmerica, type SpeechShape } from "./facts.ts";
 import { ENGLISH_WORDS } from "./lexicon.ts";
 import { CATEGORY_TITLES } from "./report.ts";
@@ -73,7 +74,11 @@ export function summaryOf(input: SummaryInput): string {
   const { evidence, claim, category, probability } = input;
   const parts = [shapeSentence(input.shape, input.sentences)];
   if (claim)
-    parts.push(claim.speaker === "callee" ? `The callee answers as ${claim.name}.` : `The caller says they speak for ${claim.name}.`);
+    parts.push(
+      claim.speaker === "callee"
+        ? `The callee answers as ${entityPhrase(claim)}.`
+        : `The caller says they speak for ${entityPhrase(claim)}.`,
+    );
   const caller = actionsOf(evidence, "caller");
   if (caller.length) parts.push(`The caller ${list(caller)}.`);
   const callee = actionsOf(evidence, "callee");
