@@ -196,8 +196,15 @@ describe("GET /calls/{call_id}/export", () => {
     }
     expect(manifest.files.find((f: any) => f.name === "caller.pcap").content_type).toBe("application/vnd.tcpdump.pcap");
 
-    // The record as GET /calls/{id} shows it; the newest verdict; nothing names the provider or model.
-    expect(JSON.parse(text(files["call.json"]))).toEqual((await owner.client.get(`/api/calls/${callId}`)).body);
+    // Each JSON part is what its read endpoint answers: the record, the newest verdict, the transcript, the SIP log.
+    for (const [name, path] of [
+      ["call.json", ""],
+      ["analysis.json", "/analysis"],
+      ["transcript.json", "/transcript"],
+      ["sip-log.json", "/sip-log"],
+    ] as const) {
+      expect(JSON.parse(text(files[name])), name).toEqual((await owner.client.get(`/api/calls/${callId}${path}`)).body);
+    }
     const analysis = JSON.parse(text(files["analysis.json"]));
     expect(analysis).toMatchObject({ title: "Bank impersonation", probability: 92, recommendation: "block", cost: 0.0012 });
     const transcript = JSON.parse(text(files["transcript.json"]));

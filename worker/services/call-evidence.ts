@@ -6,12 +6,10 @@
 // read once and hashed on its way into the archive (crypto.DigestStream), and the manifest, which
 // needs those hashes, is the archive's last entry. The JSON parts are small (the SIP ladder is at
 // most 500 messages) and are built and hashed up front. The report reads each object once to hash it.
-import { and, asc, desc, eq } from "drizzle-orm";
-import { analyses, callSipMessages, transcripts } from "../../schema/calls.ts";
-import { toUsd } from "../lib/money.ts";
 import { nowIso } from "../lib/time.ts";
 import { zipStream, type ZipEntry } from "../lib/zip.ts";
 import type { MediaFile } from "./call-media.ts";
+import { getCallSipLog, getCallTranscript } from "./call-records.ts";
 import { renderCallReport } from "./call-report-pdf.ts";
 import { getCall } from "./calls.ts";
 import type { Services } from "./context.ts";
@@ -19,6 +17,10 @@ import { TooManyRequests } from "./errors.ts";
 import type { Principal } from "./principal.ts";
 
 export type CallDetail = Awaited<ReturnType<typeof getCall>>;
+/** The verdict as GET /calls/{id}/analysis shows it (the detail carries it in full). */
+export type AnalysisOut = NonNullable<CallDetail["analysis"]>;
+export type TranscriptOut = Awaited<ReturnType<typeof getCallTranscript>>;
+type SipLog = Awaited<ReturnType<typeof getCallSipLog>>;
 
 /** One file of the evidence, as the manifest and the report list it. */
 export type EvidenceFile = { name: string; size: number; sha256: string; content_type: string };
@@ -33,105 +35,33 @@ async function admitExport(s: Services, principal: Principal): Promise<void> {
   if (!verdict.allowed) throw new TooManyRequests("too_many_exports", verdict.retryAfterSec);
 }
 
-/** The call's verdict (its newest analysis) as the API shows an analysis; provider and model stay inside. */
-function analysisOut(row: typeof analyses.$inferSelect) {
-  return {
-    id: row.id,
-    prompt_version: row.promptVersion,
-    title: row.title,
-    probability: row.probability,
-    category: row.category,
-    entity: row.entity,
-    caller_identity: row.callerIdentity,
-    red_flags: row.redFlags,
-    language: row.language,
-    tcpa_comment: row.tcpaComment,
-    summary: row.summary,
-    recommendation: row.recommendation,
-    keywords: row.keywords,
-    route_alert: row.routeAlert,
-    input_tokens: row.inputTokens,
-    output_tokens: row.outputTokens,
-    cost: toUsd(row.costMicros),
-    latency_ms: row.latencyMs,
-    created_at: row.createdAt,
-  };
-}
-export type AnalysisOut = ReturnType<typeof analysisOut>;
-
-function transcriptOut(row: typeof transcripts.$inferSelect) {
-  return {
-    id: row.id,
-    language: row.language,
-    audio_seconds: row.audioSeconds,
-    cost: toUsd(row.costMicros),
-    created_at: row.createdAt,
-    text: row.text,
-    segments: row.segments,
-  };
-}
-export type TranscriptOut = ReturnType<typeof transcriptOut>;
-
-type SipMessageRow = typeof callSipMessages.$inferSelect;
-
-/** One message of the plain-text log: when, which way, between whom; then the message as on the wire. */
-function messageText(m: SipMessageRow): string {
-  const heading = `${m.timeStamp}  ${m.direction === "in" ? "received" : "sent"}  ${m.fromIp} -> ${m.toIp}`;
-  if (m.raw) return `${heading}\n${m.raw.replace(/\r\n/g, "\n").trimEnd()}`;
-  const headers = Object.entries(m.headers ?? {}).flatMap(([name, value]) =>
-    (Array.isArray(value) ? value : [value]).map((v) => `${name}: ${typeof v === "string" ? v : JSON.stringify(v)}`),
-  );
-  return [heading, m.firstLine, ...headers].join("\n");
-}
-
-/** The SIP ladder as the API's SIP log: the messages, and the plain-text log of them. */
-function sipLogOut(call: CallDetail, rows: SipMessageRow[]) {
-  return {
-    call_id: call.id,
-    sip_call_id: call.sip_call_id,
-    messages: rows.map((m) => ({
-      time_stamp: m.timeStamp,
-      direction: m.direction,
-      method: m.method,
-      status: m.status,
-      fromip: m.fromIp,
-      toip: m.toIp,
-      fromtag: m.fromTag,
-      totag: m.toTag,
-      first_line: m.firstLine,
-      headers: m.headers,
-    })),
-    text: rows.map(messageText).join("\n\n") + "\n",
-  };
-}
-
 type Evidence = {
   call: CallDetail;
   analysis: AnalysisOut | null;
   transcript: TranscriptOut | null;
-  sipLog: ReturnType<typeof sipLogOut> | null;
+  sipLog: SipLog | null;
   /** The media objects present in R2: the recording first, then the captures, caller's first. */
   media: R2Object[];
 };
 
-/** The call (or 404), then the throttle, then what the call has; nothing is read from R2 before the throttle admits. */
+/**
+ * The call (or 404), then the throttle, then what the call has, each as its own read endpoint
+ * shows it; nothing is read from R2 before the throttle admits.
+ */
 async function gather(s: Services, principal: Principal, callId: string): Promise<Evidence> {
   const call = await getCall(s, principal, callId);
   await admitExport(s, principal);
-  const mine = <T extends typeof analyses | typeof transcripts | typeof callSipMessages>(table: T) =>
-    and(eq(table.customerId, principal.customer.id), eq(table.callId, call.id));
   const keys = [...new Set([call.recording_available ? call.recording_wav_path : null, ...(call.recording_pcap_paths ?? [])])];
-  const [analysis, transcript, messages, heads] = await Promise.all([
-    s.db.select().from(analyses).where(mine(analyses)).orderBy(desc(analyses.createdAt), desc(analyses.id)).limit(1).get(),
-    s.db.select().from(transcripts).where(mine(transcripts)).orderBy(desc(transcripts.createdAt), desc(transcripts.id)).limit(1).get(),
-    s.db.select().from(callSipMessages).where(mine(callSipMessages)).orderBy(asc(callSipMessages.seq)),
+  const [transcript, sipLog, heads] = await Promise.all([
+    call.transcript ? getCallTranscript(s, principal, call.id) : null,
+    getCallSipLog(s, principal, call.id),
     Promise.all(keys.filter((key) => key !== null).map((key) => s.media.head(key))),
   ]);
   return {
     call,
-    analysis: analysis ? analysisOut(analysis) : null,
-    transcript: transcript ? transcriptOut(transcript) : null,
-    sipLog: messages.length > 0 ? sipLogOut(call, messages) : null,
+    analysis: call.analysis,
+    transcript,
+    sipLog: sipLog.messages.length > 0 ? sipLog : null,
     media: heads.filter((head) => head !== null),
   };
 }
