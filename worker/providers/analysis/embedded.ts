@@ -29,7 +29,17 @@ export function analyseEmbedded(input: AnalysisInput): Verdict {
   const result = score(evidence, shape.heard);
   const category = categorise(result, evidence, claim, shape.heard);
   const language = languageOf(input, sentences);
-  const summary = summaryOf({ evidence, sentences, shape, claim, category, probability: result.probability, english: language === "en" });
+  const english = language === "en";
+  const summary = summaryOf({
+    evidence,
+    sentences,
+    shape,
+    claim,
+    category,
+    probability: result.probability,
+    english,
+    combos: result.combos,
+  });
   return {
     title: titleOf(category, claim),
     probability: result.probability,

@@ -29,7 +29,10 @@ function referencePattern(entity: Entity): RegExp {
   return re`\byour\s+${alias}\s+(?:\w+\s+)?${thing}\b`;
 }
 
-const COMPILED = ENTITIES.map((entity) => ({ entity, claims: claimPatterns(entity), reference: referencePattern(entity) }));
+/** Named organisations first, so a generic claim in the same sentence can be skipped. */
+const COMPILED = [...ENTITIES]
+  .sort((a, b) => Number(b.named) - Number(a.named))
+  .map((entity) => ({ entity, claims: claimPatterns(entity), reference: referencePattern(entity) }));
 
 export type Claims = { claims: EntityClaim[]; references: EntityClaim[] };
 
@@ -42,7 +45,7 @@ export function findClaims(sentences: Sentence[]): Claims {
     for (const { entity, claims: patterns, reference } of COMPILED) {
       if (!entity.aliases.some((alias) => sentence.lower.includes(alias))) continue;
       const base = { name: entity.name, kind: entity.kind, named: entity.named, speaker: sentence.speaker, order: sentence.order };
-      // ENTITIES lists named organisations first: "Microsoft technical support" is Microsoft, not also "technical support".
+      // "Microsoft technical support" is Microsoft, not also "technical support".
       const match: RegExpExecArray | null | undefined =
         namedClaim && !entity.named ? null : patterns.map((p) => p.exec(sentence.lower)).find((m) => m);
       if (match) claims.push({ ...base, quote: quoteOf(sentence, match.index) });
@@ -68,23 +71,7 @@ export function mainClaim(claims: EntityClaim[]): EntityClaim | null {
 const TITLE = String.raw`(?:[Oo]fficer|[Aa]gent|[Dd]etective|[Ss]ergeant|[Ii]nspector|[Cc]onstable|Dr\.?|Mr\.?|Mrs\.?|Ms\.?|Captain|DC|PC)`;
 const NAME = re`\b(?:[Mm]y name is|[Tt]his is|I am|I'm|[Ii]t's)\s+((?:${TITLE}\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)`;
 
-const NOT_NAMES = new Set([
-  "the",
-  "a",
-  "an",
-  "your",
-  "our",
-  "we",
-  "it",
-  "just",
-  "not",
-  "calling",
-  "about",
-  "regarding",
-  "important",
-  "urgent",
-  "final",
-]);
+const NOT_NAMES = new Set("the a an your our we it just not calling about regarding important urgent final".split(" "));
 
 /** The first name the caller gives, unless it is an organisation's name ("This is Chase"). */
 export function callerName(sentences: Sentence[]): string | null {

@@ -4,7 +4,7 @@ import type { EntityKind } from "./types.ts";
 
 export type Entity = { name: string; kind: EntityKind; aliases: string[]; named: boolean };
 
-/** Named organisations first: a named claim wins over a generic one ("the bank"). */
+/** Organisations by name and generic ones ("the bank"); a named claim wins over a generic one. */
 export const ENTITIES: Entity[] = [
   { name: "IRS", kind: "tax", named: true, aliases: ["irs", "internal revenue service"] },
   { name: "HMRC", kind: "tax", named: true, aliases: ["hmrc", "revenue and customs", "revenue & customs"] },

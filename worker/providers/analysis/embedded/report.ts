@@ -67,7 +67,7 @@ export function redFlagsOf(evidence: Evidence[], probability: number): string[] 
   // "Mentions gift cards" adds nothing beside "Wants payment in gift cards" quoting the same words.
   const useful = all.filter((e) => e.family !== "mention" || !all.some((o) => o !== e && o.quote === e.quote));
   const kept = useful.sort((a, b) => b.points - a.points || a.order - b.order).slice(0, MAX_FLAGS);
-  return kept.sort((a, b) => a.order - b.order || a.id.localeCompare(b.id)).map((e, i) => flagText(i + 1, e));
+  return kept.sort((a, b) => a.order - b.order || b.points - a.points || a.id.localeCompare(b.id)).map((e, i) => flagText(i + 1, e));
 }
 
 export function keywordsOf(evidence: Evidence[]): string[] {

@@ -19,13 +19,13 @@ type Combo = { id: string; label: string; bonus: number; vote: string | null; ne
 const COMBOS: Combo[] = [
   {
     id: "authority_ask",
-    label: "speaks for an organisation and asks for money, codes or access",
+    label: "an organisation's name used to ask for money, codes or access",
     bonus: 20,
     vote: "claim",
     needs: [["authority"], ASK_FAMILIES],
   },
-  { id: "pressure_ask", label: "puts the callee under pressure while asking", bonus: 15, vote: null, needs: [PRESSURE, ASK_FAMILIES] },
-  { id: "secret_ask", label: "wants the ask kept secret", bonus: 15, vote: null, needs: [["secrecy"], ASK_FAMILIES] },
+  { id: "pressure_ask", label: "pressure while asking", bonus: 15, vote: null, needs: [PRESSURE, ASK_FAMILIES] },
+  { id: "secret_ask", label: "secrecy around the ask", bonus: 15, vote: null, needs: [["secrecy"], ASK_FAMILIES] },
   { id: "robocall_pitch", label: "a recorded sales pitch", bonus: 30, vote: "topic", needs: [["robocall"], ["robo_topic"]] },
   {
     id: "robocall_claim",

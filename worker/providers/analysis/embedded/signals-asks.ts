@@ -5,9 +5,10 @@ import { NUMBER_WORD } from "./lexicon.ts";
 import { re } from "./pattern.ts";
 import type { Signal } from "./types.ts";
 
+/** An ask, unless the speaker is the one giving: "I'll give you the account number" offers, it does not ask. */
 const ASK =
   "(?:read|tell|give|send|say|repeat|confirm|provide|share|need|want|forward|type|enter|verify|" +
-  "what's|what is|what was|can i have|can i get|could i have)";
+  "what's|what is|what was|can i have|can i get|could i have)(?! you\\b)";
 const CODE =
   "(?:(?:one[- ]?time|verification|security|confirmation|authentication|authori[sz]ation|access|log-?in|sms|text|6-digit|six[- ]digit|" +
   "4-digit|four[- ]digit|two[- ]factor|2fa)\\s+(?:pass)?code|otp|passcode|code (?:that |which )?(?:we|i|they|you) (?:just |have |'ve )?" +

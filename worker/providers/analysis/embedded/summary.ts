@@ -3,6 +3,7 @@ import type { AnalysisInput, CallFacts } from "../analyser.ts";
 import { entityPhrase } from "./claims.ts";
 import { inNorthAmerica, type SpeechShape } from "./facts.ts";
 import { ENGLISH_WORDS } from "./lexicon.ts";
+import type { FiredCombo } from "./scoring.ts";
 import { CATEGORY_TITLES } from "./report.ts";
 import type { EntityClaim, Evidence, Family, Sentence } from "./types.ts";
 
@@ -68,6 +69,7 @@ export type SummaryInput = {
   category: string;
   probability: number;
   english: boolean;
+  combos: FiredCombo[];
 };
 
 export function summaryOf(input: SummaryInput): string {
@@ -83,7 +85,8 @@ export function summaryOf(input: SummaryInput): string {
   if (caller.length) parts.push(`The caller ${list(caller)}.`);
   const callee = actionsOf(evidence, "callee");
   if (callee.length) parts.push(`On the callee's side: ${list(callee)}.`);
-  for (const e of evidence.filter((f) => !f.quote && f.detail && f.points > 0)) parts.push(`${e.label}: ${e.detail}.`);
+  if (input.combos.length && probability >= 30) parts.push(`Signals that combine: ${list(input.combos.map((c) => c.label))}.`);
+  for (const e of evidence.filter((f) => !f.quote && f.detail && f.points > 0)) parts.push(`${e.label} (${e.detail}).`);
   const reassuring = [...new Set(evidence.filter((e) => e.points < 0).map((e) => e.label.toLowerCase()))];
   if (reassuring.length) parts.push(`Reassuring: ${list(reassuring)}.`);
   if (!input.english && input.shape.heard) parts.push("The speech does not look like English; the embedded rules read English only.");
