@@ -37,7 +37,7 @@ export function parseWav(bytes: Uint8Array): WavAudio {
   }
   if (view.getUint32(4, true) !== bytes.length - 8) throw new Error("RIFF size does not match the file size");
   let format: Omit<WavAudio, "samples"> | null = null;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
+  for (let offset = 12; offset + 8 <= bytes.length;) {
     const id = readAscii(bytes, offset);
     const size = view.getUint32(offset + 4, true);
     const body = offset + 8;

@@ -47,13 +47,10 @@ const TransportSchema = z
 
 const KindSchema = z.enum(DESTINATION_KINDS).openapi({ description: "sip: a SIP endpoint; voice_ai: a voice-AI agent", example: "sip" });
 
-const ProviderSchema = z
-  .enum(PROVIDER_KEYS)
-  .nullable()
-  .openapi({
-    description: "Voice-AI provider key (GET /customer/voice-providers); required for voice_ai, none for sip",
-    example: "elevenlabs",
-  });
+const ProviderSchema = z.enum(PROVIDER_KEYS).nullable().openapi({
+  description: "Voice-AI provider key (GET /customer/voice-providers); required for voice_ai, none for sip",
+  example: "elevenlabs",
+});
 
 const LabelSchema = z.string().trim().max(100).nullable().openapi({ example: "Main SBC" });
 
@@ -191,14 +188,10 @@ export const DestinationSchema = z
     tech_prefix: z.string().nullable().openapi({ example: null }),
     has_credential: z.boolean().openapi({ description: "A digest password is stored" }),
     needs_credential: z.boolean().openapi({ description: "The provider challenges the INVITE and no digest password is stored" }),
-    webhook_url: z
-      .string()
-      .nullable()
-      .optional()
-      .openapi({
-        description: "Where the provider sends its callbacks (voice_ai only)",
-        example: "https://shield.example/api/webhooks/voice/3q2-…",
-      }),
+    webhook_url: z.string().nullable().optional().openapi({
+      description: "Where the provider sends its callbacks (voice_ai only)",
+      example: "https://shield.example/api/webhooks/voice/3q2-…",
+    }),
     has_webhook_secret: z.boolean(),
     has_provider_key: z.boolean(),
     needs_webhook: z.boolean().openapi({ description: "The provider sends webhooks and no webhook secret is stored" }),
