@@ -3,10 +3,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import { CallIdParam } from "../../resources/calls.ts";
 import { callExport, callReport } from "../../services/call-evidence.ts";
-import type { MediaFile } from "../../services/call-media.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { binaryBody, errors } from "../responses.ts";
+import { fileResponse } from "./file-response.ts";
 
 const tags = ["Calls"];
 const THROTTLED =
@@ -42,19 +42,7 @@ const reportRoute = createRoute({
   responses: { 200: binaryBody("The report", "application/pdf"), ...errors(401, 404, 429) },
 });
 
-/** Evidence is never cached on the way, and is saved or shown under its own name. */
-function download(file: MediaFile): Response {
-  const headers: Record<string, string> = {
-    "Cache-Control": "private, no-store",
-    "X-Content-Type-Options": "nosniff",
-    "Content-Type": file.contentType,
-    "Content-Disposition": `${file.disposition}; filename="${file.filename}"`,
-  };
-  if (file.size !== null) headers["Content-Length"] = String(file.size);
-  return new Response(file.body, { status: 200, headers });
-}
-
 export function registerCallEvidence(api: Api) {
-  api.openapi(exportRoute, async (c) => download(await callExport(c.var.services, c.var.principal, c.req.valid("param").call_id)));
-  api.openapi(reportRoute, async (c) => download(await callReport(c.var.services, c.var.principal, c.req.valid("param").call_id)));
+  api.openapi(exportRoute, async (c) => fileResponse(await callExport(c.var.services, c.var.principal, c.req.valid("param").call_id)));
+  api.openapi(reportRoute, async (c) => fileResponse(await callReport(c.var.services, c.var.principal, c.req.valid("param").call_id)));
 }

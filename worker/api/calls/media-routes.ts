@@ -3,10 +3,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { parseByteRange } from "../../lib/http-range.ts";
 import { CallIdParam, MediaTokenSchema, RecordingQuery } from "../../resources/calls.ts";
-import { captures, recording, recordingToken, type MediaFile } from "../../services/call-media.ts";
+import { captures, recording, recordingToken } from "../../services/call-media.ts";
 import { authenticated, authenticatedOrRecordingToken } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { binaryBody, errors, jsonBody } from "../responses.ts";
+import { fileResponse } from "./file-response.ts";
 
 const tags = ["Calls"];
 
@@ -65,25 +66,6 @@ const pcapRoute = createRoute({
     ...errors(401, 404),
   },
 });
-
-/** Media never sits in a shared cache, and a token in the address never leaves in a Referer. */
-const PRIVATE = { "Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff" };
-
-/** A media file as an HTTP answer: 206 with Content-Range for a part, 200 for the whole. */
-function fileResponse(file: MediaFile, extra: Record<string, string> = {}): Response {
-  const headers: Record<string, string> = {
-    ...PRIVATE,
-    ...extra,
-    "Content-Type": file.contentType,
-    "Content-Disposition": `${file.disposition}; filename="${file.filename}"`,
-  };
-  if (file.size !== null) headers["Content-Length"] = String(file.size);
-  if (file.etag) headers.ETag = file.etag;
-  if (!file.part) return new Response(file.body, { status: 200, headers });
-  const { offset, length, of } = file.part;
-  headers["Content-Range"] = `bytes ${offset}-${offset + length - 1}/${of}`;
-  return new Response(file.body, { status: 206, headers });
-}
 
 export function registerCallMedia(api: Api) {
   api.openapi(recordingTokenRoute, async (c) =>
