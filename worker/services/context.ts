@@ -57,15 +57,22 @@ export type ServicesOptions = { origin: string; background?: (work: Promise<unkn
 
 export function newServices(env: Bindings, config: Config, options: ServicesOptions): Services {
   const db = database(env.DB);
+  let registry: Registry | undefined;
+  let hub: Hub | undefined;
   return {
     db,
     config,
     media: env.MEDIA,
     ledger: (accountKey) => ledgerFor(env, accountKey),
     limiter: (key) => limiterFor(env, key),
-    registry: registryFor(env),
+    // Durable Object stubs are made when first used: most requests need neither.
+    get registry() {
+      return (registry ??= registryFor(env));
+    },
     registryTimeoutMs: REGISTRY_TIMEOUT_MS,
-    hub: hubFor(env),
+    get hub() {
+      return (hub ??= hubFor(env));
+    },
     mail: mailSender(db),
     queues: { analysis: env.ANALYSIS_QUEUE },
     transcriber: transcriberFrom(config, env),
