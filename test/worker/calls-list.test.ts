@@ -148,6 +148,17 @@ describe("GET /api/calls filters", () => {
     await refused(owner, `q=${"a".repeat(201)}`, "q");
   });
 
+  it("q takes a long phrase (up to its 200 characters), which a LIKE pattern in D1 could not", async () => {
+    const owner = await createAccount();
+    const phrase = "please read me the one time code we just sent to your phone and do not hang up on the fraud team";
+    const said = await insertCall(owner);
+    await addTranscript(owner, said.id, { text: `Caller: Hello, ${phrase}. Thank you.` });
+    await insertCall(owner);
+    const res = await list(owner, `q=${encodeURIComponent(phrase)}`);
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((c: any) => c.id)).toEqual([said.id]);
+  });
+
   it("category and recommendation; 422 for a value that cannot be one", async () => {
     const owner = await createAccount();
     const scam = await insertCall(owner);

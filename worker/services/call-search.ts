@@ -27,21 +27,22 @@ const ORDER: Record<CallSort, SQL[]> = {
   duration_sec: [sql`${calls.durationSec} asc nulls last`, desc(calls.startedAt), desc(calls.id)],
 };
 
-/** A LIKE pattern finding `text` anywhere, with LIKE's own characters taken literally (escape \). */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, "\\$&")}%`;
-const like = (column: AnyColumn, pattern: string) => sql`${column} like ${pattern} escape '\\'`;
+/**
+ * Whether `column` holds `text` anywhere, ignoring ASCII case as LIKE does. instr takes the text as
+ * it is (nothing to escape) and at any length: D1 refuses LIKE patterns over 50 bytes.
+ */
+const holds = (column: AnyColumn, text: string) => sql`instr(lower(${column}), ${text.toLowerCase()}) > 0`;
 
 /** `q`: the caller or the dialed number (also as bare digits when `q` is a formatted number), the transcript, its summary. */
 function textSearch(db: Db, customerId: string, q: string): SQL {
-  const pattern = containing(q);
-  const numbers = [like(calls.ani, pattern), like(calls.dialed, pattern)];
+  const numbers = [holds(calls.ani, q), holds(calls.dialed, q)];
   const digits = q.replace(/[\s().-]/g, "");
-  if (/^\+?[0-9]+$/.test(digits) && digits !== q) numbers.push(like(calls.ani, containing(digits)), like(calls.dialed, containing(digits)));
+  if (/^\+?[0-9]+$/.test(digits) && digits !== q) numbers.push(holds(calls.ani, digits), holds(calls.dialed, digits));
   const inTranscript = db
     .select({ one: sql`1` })
     .from(transcripts)
-    .where(and(eq(transcripts.callId, calls.id), eq(transcripts.customerId, customerId), like(transcripts.text, pattern)));
-  return or(...numbers, like(calls.transcriptSummary, pattern), exists(inTranscript))!;
+    .where(and(eq(transcripts.callId, calls.id), eq(transcripts.customerId, customerId), holds(transcripts.text, q)));
+  return or(...numbers, holds(calls.transcriptSummary, q), exists(inTranscript))!;
 }
 
 const tagged = (query: CallListInput) => Boolean(query.entity) || (query.keyword?.length ?? 0) > 0;
