@@ -1,6 +1,7 @@
 // `npm start`: the whole service on this machine. Applies the D1 migrations (which seed
-// the plans and AI tiers), starts `wrangler dev` with local D1, R2, Queues and Durable
-// Objects, creates the demo account and prints its credentials. Ctrl-C stops everything.
+// the plans and AI tiers), starts the offline transcriber (unless TRANSCRIPTION_URL names another
+// OpenAI-compatible one), `wrangler dev` with local D1, R2, Queues and Durable Objects, then the
+// SIP node, creates the demo account and prints its credentials. Ctrl-C stops everything.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,12 +12,17 @@ const API_HOST = process.env.API_HOST ?? "127.0.0.1";
 const API_PORT = Number(process.env.API_PORT ?? 8787);
 const SIP_HOST = process.env.SIP_HOST ?? "127.0.0.1";
 const SIP_PORT = Number(process.env.SIP_PORT ?? 5060);
+const TRANSCRIBER_PORT = Number(process.env.TRANSCRIBER_PORT ?? 8786);
+/** An OpenAI-compatible speech-to-text service of the operator's own (e.g. a Whisper server), up to /v1. */
+const TRANSCRIPTION_URL = process.env.TRANSCRIPTION_URL;
+/** The offline transcriber's exit code when its engine is not installed. */
+const ENGINE_MISSING = 3;
 
 // Local runs keep the login limits but let a scripted suite open a few hundred accounts.
 const LOCAL_VARS = { SIGNUP_MAX_PER_IP: "1000", SIGNUP_WINDOW_SEC: "60", INGRESS_HOST: API_HOST };
 
 ensureDevVars();
-const services = [await startWranglerDev({ host: API_HOST, port: API_PORT, vars: LOCAL_VARS })];
+const services = [];
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => stop(0));
 const watch = (service) =>
@@ -25,18 +31,21 @@ const watch = (service) =>
     console.error(`a service exited (${signal ?? code}); stopping`);
     void stop(1);
   });
-services.forEach(watch);
 
+const transcription = await startTranscription();
+const api = await startWranglerDev({ host: API_HOST, port: API_PORT, vars: { ...LOCAL_VARS, ...transcription.vars } });
+services.push(api);
+watch(api);
 try {
-  await services[0].ready;
+  await api.ready;
 } catch (err) {
   console.error(String(err));
   await stop(1);
 }
-const base = services[0].base;
+const base = api.base;
 // The SIP node asks this Worker for admission; it starts once the API answers.
 services.push(startSipNode(base));
-watch(services[1]);
+watch(services.at(-1));
 const demo = await demoAccount(base);
 const exchange = demoExchange(base);
 console.log(`
@@ -46,6 +55,7 @@ console.log(`
   Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, 100 USD)
   Demo seller ${exchange.seller.username} / ${exchange.seller.api_key}   (i_account ${exchange.seller.i_account})
   SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
+  Transcription ${transcription.note}
   Ctrl-C stops everything.
 `);
 
@@ -86,6 +96,53 @@ function demoExchange(base) {
   return accounts;
 }
 
+/**
+ * Where the Worker sends recordings to be transcribed: the operator's TRANSCRIPTION_URL, or the
+ * offline transcriber (transcriber/server.ts, installed by scripts/ensure-transcriber.sh when run as
+ * root). Without its engine, transcription is off and verdicts rest on the calls' facts.
+ */
+async function startTranscription() {
+  const worker = (url, model) => ({ TRANSCRIPTION_PROVIDER: "openai-compatible", TRANSCRIPTION_URL: url, TRANSCRIPTION_MODEL: model });
+  if (TRANSCRIPTION_URL)
+    return { vars: worker(TRANSCRIPTION_URL, process.env.TRANSCRIPTION_MODEL ?? "whisper-1"), note: TRANSCRIPTION_URL };
+  const off = (why) => ({ vars: { TRANSCRIPTION_PROVIDER: "off" }, note: `off: ${why}` });
+  const ensure = spawnSync("bash", [`${root}scripts/ensure-transcriber.sh`], { cwd: root, stdio: "inherit" });
+  if (ensure.status !== 0) return off("the offline engine is not installed (see above)");
+  const child = spawn(process.execPath, [`${root}transcriber/server.ts`], {
+    cwd: root,
+    env: { ...process.env, TRANSCRIBER_HOST: "127.0.0.1", TRANSCRIBER_PORT: String(TRANSCRIBER_PORT) },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${TRANSCRIBER_PORT}`;
+  for (let waited = 0; waited < 15_000; waited += 250) {
+    if (child.exitCode !== null) {
+      return off(child.exitCode === ENGINE_MISSING ? "the offline engine is missing" : `the transcriber exited (${child.exitCode})`);
+    }
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    ) {
+      const service = { child, stop: () => stopChild(child), base: url };
+      services.push(service);
+      watch(service);
+      return { vars: worker(`${url}/v1`, "pocketsphinx-en-us"), note: `${url}/v1 (offline PocketSphinx, English)` };
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stopChild(child);
+  return off("the offline transcriber did not answer within 15 s");
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+  });
+}
+
 /** The SIP node process (sip-node/main.ts), configured through its environment. */
 function startSipNode(workerUrl) {
   const child = spawn(process.execPath, [`${root}sip-node/main.ts`], {
@@ -93,13 +150,7 @@ function startSipNode(workerUrl) {
     env: { ...process.env, WORKER_URL: workerUrl, NODE_TOKEN: devVar("NODE_TOKEN"), SIP_BIND: SIP_HOST, SIP_PORT: String(SIP_PORT) },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once("exit", resolve);
-      child.kill("SIGTERM");
-    });
-  return { child, stop, ready: Promise.resolve(), base: `udp:${SIP_HOST}:${SIP_PORT}` };
+  return { child, stop: () => stopChild(child), ready: Promise.resolve(), base: `udp:${SIP_HOST}:${SIP_PORT}` };
 }
 
 function devVar(name) {

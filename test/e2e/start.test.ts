@@ -9,6 +9,7 @@ let child: ChildProcess;
 let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 let output = "";
 let base = "";
+let transcriberPort = 0;
 
 function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
@@ -45,9 +46,10 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   // A process group of its own, as a terminal gives a foreground job, so Ctrl-C reaches it whole.
   const sipPort = await freeTcpPort();
+  transcriberPort = await freeTcpPort();
   child = spawn("npm", ["start"], {
     cwd: root,
-    env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort) },
+    env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort), TRANSCRIBER_PORT: String(transcriberPort) },
     detached: true,
   });
   exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
@@ -79,6 +81,12 @@ describe("npm start", () => {
     expect(login.status).toBe(200);
     const plans = (await (await fetch(`${base}/api/plans`)).json()) as unknown[];
     expect(plans.length).toBe(4);
+  });
+
+  it("runs the offline transcriber and points the Worker at it", async () => {
+    await waitForOutput(new RegExp(`Transcription http://127\\.0\\.0\\.1:${transcriberPort}/v1 \\(offline`), 5_000);
+    const health = await fetch(`http://127.0.0.1:${transcriberPort}/health`);
+    expect(health.status).toBe(200);
   });
 
   it("serves the explorer's own assets", async () => {
