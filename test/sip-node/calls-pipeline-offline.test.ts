@@ -9,11 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeTcpPort } from "../../scripts/lib/ports.mjs";
-import { freeUdpPort, openAccount, pause, startStack, uac, uas, type Stack } from "./harness.ts";
-import { callScript, speechPcap } from "./speech-pcap.ts";
+import { pause, startStack, type Stack } from "./harness.ts";
+import { scriptedCall } from "./speech-pcap.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
-const DTMF_1 = "/usr/share/sip-tester/dtmf_2833_1.pcap";
 const work = mkdtempSync(join(tmpdir(), "pipeline-offline-"));
 
 let stack: Stack;
@@ -45,20 +44,7 @@ afterAll(async () => {
 
 describe("a scam script through the offline engines", () => {
   it("ends with a stored transcript of timed segments and a verdict", async () => {
-    const caller = speechPcap(work, "scam-bank", callScript("scam-bank"));
-    const callee = speechPcap(work, "callee-hello", callScript("callee-hello"));
-    const port = await freeUdpPort();
-    const account = await openAccount(stack, port);
-    const answering = uas("uas-media.xml", port, false, { AUDIO: callee.path });
-    await pause(200);
-    const calling = await uac(stack, account.src, "uac-media.xml", "14155550123", {
-      AUDIO: caller.path,
-      AUDIO_MS: String(caller.ms + 400),
-      DTMF: DTMF_1,
-    });
-    expect(calling.code, calling.output).toBe(0);
-    expect((await answering).code).toBe(0);
-    const callId = (await account.call("/api/calls")).items[0].id;
+    const { account, callId } = await scriptedCall(stack, work, "scam-bank");
 
     let call: any;
     for (let i = 0; i < 480 && !["done", "failed"].includes(call?.analysis_status); i++) {

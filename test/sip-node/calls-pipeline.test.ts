@@ -11,10 +11,9 @@ import { unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeTcpPort } from "../../scripts/lib/ports.mjs";
 import { pdfText } from "../shared/pdf-text.ts";
-import { freeUdpPort, openAccount, pause, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
-import { callScript, speechPcap } from "./speech-pcap.ts";
+import { pause, startStack, type Stack, type TestAccount } from "./harness.ts";
+import { callScript, scriptedCall } from "./speech-pcap.ts";
 
-const DTMF_1 = "/usr/share/sip-tester/dtmf_2833_1.pcap";
 const work = mkdtempSync(join(tmpdir(), "pipeline-test-"));
 
 /**
@@ -54,25 +53,11 @@ afterAll(async () => {
   await new Promise((resolve) => (transcription?.server as Server | undefined)?.close(resolve) ?? resolve(null));
 });
 
-/** A new account's call: the caller speaks `script`, the callee answers "Hello? Yes, speaking." */
-async function scriptedCall(script: string): Promise<{ account: TestAccount; callId: string }> {
-  const caller = speechPcap(work, script, callScript(script));
-  const callee = speechPcap(work, "callee-hello", callScript("callee-hello"));
+/** A new account's call speaking `script`; the fake server will answer that script's words. */
+async function scriptedCallHeard(script: string): Promise<{ account: TestAccount; callId: string }> {
   transcription.next.caller = callScript(script);
   transcription.next.callee = callScript("callee-hello");
-  const port = await freeUdpPort();
-  const account = await openAccount(stack, port);
-  const answering = uas("uas-media.xml", port, false, { AUDIO: callee.path });
-  await pause(200);
-  const calling = await uac(stack, account.src, "uac-media.xml", "14155550123", {
-    AUDIO: caller.path,
-    AUDIO_MS: String(caller.ms + 400),
-    DTMF: DTMF_1,
-  });
-  expect(calling.code, calling.output).toBe(0);
-  expect((await answering).code).toBe(0);
-  const list = await account.call("/api/calls");
-  return { account, callId: list.items[0].id };
+  return scriptedCall(stack, work, script);
 }
 
 /** The call once the pipeline has finished with it. */
@@ -95,7 +80,7 @@ describe("a scam script played through the SIP node", () => {
   let call: any;
 
   beforeAll(async () => {
-    const placed = await scriptedCall("scam-bank");
+    const placed = await scriptedCallHeard("scam-bank");
     account = placed.account;
     call = await analysedCall(account, placed.callId);
   }, 120_000);
@@ -149,7 +134,7 @@ describe("a scam script played through the SIP node", () => {
 
 describe("an ordinary call played through the same path", () => {
   it("ends in allow", async () => {
-    const { account, callId } = await scriptedCall("benign-appointment");
+    const { account, callId } = await scriptedCallHeard("benign-appointment");
     const call = await analysedCall(account, callId);
     expect(call.analysis_status).toBe("done");
     expect(call.analysis.recommendation).toBe("allow");

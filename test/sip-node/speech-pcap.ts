@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { parseWav } from "../../schema/wav.ts";
 import { ALAW_TO_PCM, encodeAlaw } from "../../sip-node/media/g711.ts";
 import { writePcapFile, type PcapRecord } from "../../sip-node/media/pcap.ts";
+import { freeUdpPort, openAccount, pause, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
 const SAMPLES_PER_PACKET = 160;
 
@@ -42,4 +43,27 @@ export function speechPcap(dir: string, name: string, text: string, voice = "en-
   const path = join(dir, `${name}.pcap`);
   writePcapFile(path, records);
   return { path, ms: packets * 20, samples };
+}
+
+const DTMF_1 = "/usr/share/sip-tester/dtmf_2833_1.pcap";
+
+/**
+ * A new account's call through the stack: the caller speaks the script `script`, presses 1 and
+ * hangs up; the callee answers "Hello? Yes, speaking." Answers the account and the call's id.
+ */
+export async function scriptedCall(stack: Stack, dir: string, script: string): Promise<{ account: TestAccount; callId: string }> {
+  const caller = speechPcap(dir, script, callScript(script));
+  const callee = speechPcap(dir, "callee-hello", callScript("callee-hello"));
+  const port = await freeUdpPort();
+  const account = await openAccount(stack, port);
+  const answering = uas("uas-media.xml", port, false, { AUDIO: callee.path });
+  await pause(200);
+  const calling = await uac(stack, account.src, "uac-media.xml", "14155550123", {
+    AUDIO: caller.path,
+    AUDIO_MS: String(caller.ms + 400),
+    DTMF: DTMF_1,
+  });
+  if (calling.code !== 0) throw new Error(`the caller's sipp failed:\n${calling.output}`);
+  if ((await answering).code !== 0) throw new Error("the callee's sipp failed");
+  return { account, callId: (await account.call("/api/calls")).items[0].id };
 }
