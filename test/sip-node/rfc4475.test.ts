@@ -11,7 +11,7 @@ import { SipParseError, type SipMessage, type SipRequest, type SipResponse } fro
 import { parseCSeq, parseMessage, parseNameAddr, parseUri, parseVia } from "../../sip-node/sip/parser.ts";
 import { serializeMessage } from "../../sip-node/sip/serializer.ts";
 
-const DIR = new URL("../../../shared/testdata/rfc4475/", import.meta.url);
+const DIR = new URL("./testdata/rfc4475/", import.meta.url);
 
 /**
  * The message as sent on the wire. The archive copy ends lines in LF; the two files that

@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeUdpPort, openAccount, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
-const torture = new URL("../../../shared/testdata/rfc4475/", import.meta.url);
+const torture = new URL("./testdata/rfc4475/", import.meta.url);
 const files = readdirSync(torture).filter((f) => f.endsWith(".dat"));
 
 const BURST_LIMIT = 20;

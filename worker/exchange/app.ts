@@ -1,4 +1,4 @@
-// The wholesale exchange API (../shared/spec/exchange-api.md), served by the same Worker:
+// The wholesale exchange API (docs/spec/exchange-api.md), served by the same Worker:
 //   v2      <EXCHANGE_PREFIX>/...                         HTTP Digest (digest/), default /exchange
 //   legacy  <EXCHANGE_LEGACY_PREFIX>/<controller>.php     signature (legacy.ts), default /exchange/v1
 //   admin   <EXCHANGE_PREFIX>/admin/...                   operator bearer token (admin.ts)
