@@ -104,6 +104,13 @@ export const SipLogMessage = z.object({
 });
 export type SipLogMessage = z.infer<typeof SipLogMessage>;
 
+/**
+ * One line of a call's `sip-log.jsonl` (JSON lines, in the order the node saw or sent them): every
+ * message of both legs, retransmissions included, with the message whole as it crossed the wire.
+ */
+export const SipLogLine = SipLogMessage.omit({ headers: true, raw: true }).extend({ raw: z.string() });
+export type SipLogLine = z.infer<typeof SipLogLine>;
+
 export const DtmfEvent = z.object({
   t: z.number(),
   digit: z.string().max(1),
@@ -161,15 +168,17 @@ export const CallEventResponse = z.object({
 // ---- Media uploads: PUT /internal/calls/{call_id}/media/{name} ----
 
 /**
- * What a node uploads when a call ends: the stereo recording and one capture per media leg.
- * The body is the file's bytes; the Worker stores it in R2 under the call and marks the call.
+ * What a node uploads when a call ends: the stereo recording, one capture per media leg, and the
+ * SIP log (every message of both legs, one SipLogLine a line). The body is the file's bytes; the
+ * Worker stores it in R2 under the call and marks the call (the SIP log's key is derived from it).
  */
-export const MediaName = z.enum(["recording.wav", "caller.pcap", "callee.pcap"]);
+export const MediaName = z.enum(["recording.wav", "caller.pcap", "callee.pcap", "sip-log.jsonl"]);
 export type MediaName = z.infer<typeof MediaName>;
 export const MEDIA_CONTENT_TYPES: Record<MediaName, string> = {
   "recording.wav": "audio/wav",
   "caller.pcap": "application/vnd.tcpdump.pcap",
   "callee.pcap": "application/vnd.tcpdump.pcap",
+  "sip-log.jsonl": "application/x-ndjson",
 };
 /** The largest upload accepted: 4 h of 8 kHz 16-bit stereo is 460 MB; R2 takes it, a Worker body of that size streams. */
 export const MAX_MEDIA_BYTES = 512 * 1024 * 1024;

@@ -1,6 +1,7 @@
 // The transaction user of the node: new INVITEs become CallSessions (after the whitelist
 // filter: strangers get no answer at all), in-dialog requests find their session by
-// Call-ID and our tag, OPTIONS pings are answered for whitelisted peers.
+// Call-ID and our tag, OPTIONS pings are answered for whitelisted peers. Every message on the
+// wire with one of a call's Call-IDs goes to that call's SIP log.
 import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -8,12 +9,13 @@ import type { WhitelistFilter } from "../control/whitelist.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
 import { header } from "../sip/headers.ts";
-import type { SipParseError, SipRequest, SipResponse } from "../sip/message.ts";
+import type { SipMessage, SipParseError, SipRequest, SipResponse } from "../sip/message.ts";
 import { parseNameAddr, SipMessageError } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TransactionLayer, type TransactionUser } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { callLog } from "./call-log.ts";
 import { CallSession, type Leg, type SessionHost } from "./call-session.ts";
+import { SIP_LOG_MAX_LINGER_MS } from "./call-sip-log.ts";
 import { reasonPhrase } from "./causes.ts";
 import { SourceThrottle } from "./source-throttle.ts";
 
@@ -33,6 +35,11 @@ export class B2bua implements TransactionUser {
   private layer!: TransactionLayer;
   private readonly options: B2buaOptions;
   private readonly dialogs = new Map<string, { session: CallSession; leg: Leg }>();
+  /** Each Call-ID of a call (the caller's, ours toward destinations), for its SIP log; and the other way. */
+  private readonly traced = new Map<string, CallSession>();
+  private readonly callIds = new Map<CallSession, string[]>();
+  /** An INVITE just received that no call claims yet: the call it starts logs it first. */
+  private unclaimed: { message: SipMessage; bytes: Uint8Array | null } | null = null;
   private readonly sessions = new Set<CallSession>();
   private readonly dns = new Map<string, Promise<string>>();
   private readonly throttle: SourceThrottle;
@@ -80,7 +87,24 @@ export class B2bua implements TransactionUser {
     return this.sessionOf(callId)?.mediaStats() ?? null;
   }
 
+  /** A message on the wire (before it is handled, or as it is sent): to its call's SIP log. */
+  onWire(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void {
+    const callId = header(message, "Call-ID");
+    const session = callId === null ? undefined : this.traced.get(callId);
+    // An INVITE outside a dialog that is not a call's own INVITE again starts a call (even with a Call-ID used before).
+    const starts =
+      direction === "in" &&
+      message.kind === "request" &&
+      message.method === "INVITE" &&
+      !session?.startedBy(message) &&
+      !parseNameAddr(header(message, "To") ?? "").tag;
+    if (starts) this.unclaimed = { message, bytes };
+    else session?.onWire(direction, message, bytes, peer);
+  }
+
   onRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
+    const seen = this.unclaimed?.message === request ? this.unclaimed : null;
+    this.unclaimed = null;
     const toTag = parseNameAddr(header(request, "To") ?? "").tag;
     if (toTag) {
       const found = this.dialogs.get(`${header(request, "Call-ID")}|${toTag}`);
@@ -92,6 +116,7 @@ export class B2bua implements TransactionUser {
       if (!this.throttle.allow(from.address)) return this.refuseOverload(request, tx);
       const session = new CallSession(this.host(), request, tx, from);
       this.sessions.add(session);
+      session.onWire("in", request, seen?.bytes ?? null, from);
       void session.start().catch((err: unknown) => callLog(header(request, "Call-ID") ?? "", (line) => this.log(line)).error(String(err)));
       return;
     }
@@ -146,7 +171,11 @@ export class B2bua implements TransactionUser {
       noAnswerMs: this.options.noAnswerSeconds * 1000,
       local: { address: this.options.publicAddress, port: this.layer.transport.local.port },
       resolve: (host) => this.resolve(host),
-      register: (callId, localTag, session, leg) => this.dialogs.set(`${callId}|${localTag}`, { session, leg }),
+      register: (callId, localTag, session, leg) => {
+        this.dialogs.set(`${callId}|${localTag}`, { session, leg });
+        this.traced.set(callId, session);
+        this.callIds.set(session, [...(this.callIds.get(session) ?? []), callId]);
+      },
       unregister: (session) => this.forget(session),
       unregisterDialog: (callId, localTag) => this.dialogs.delete(`${callId}|${localTag}`),
       log: (message) => this.log(message),
@@ -155,10 +184,13 @@ export class B2bua implements TransactionUser {
 
   private forget(session: CallSession): void {
     this.sessions.delete(session);
-    // Keep the dialogs a little longer so late BYEs and retransmissions still find them.
+    // Keep the dialogs a little longer so late BYEs and retransmissions still find them (and the
+    // call's SIP log, which closes within SIP_LOG_MAX_LINGER_MS of the end, still gets them).
     setTimeout(() => {
       for (const [key, value] of this.dialogs) if (value.session === session) this.dialogs.delete(key);
-    }, 32_000).unref();
+      for (const callId of this.callIds.get(session) ?? []) if (this.traced.get(callId) === session) this.traced.delete(callId);
+      this.callIds.delete(session);
+    }, SIP_LOG_MAX_LINGER_MS).unref();
   }
 
   private resolve(host: string): Promise<string> {

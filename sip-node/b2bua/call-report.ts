@@ -41,21 +41,10 @@ export class CallReport {
     this.log = callLog(callId, this.sink);
   }
 
-  /** One message of either leg, for the call's SIP log. */
+  /** One message of either leg, for the call's ladder (the first MAX_LADDER). */
   record(direction: "in" | "out", message: SipMessage, from: Address, to: Address): void {
     if (this.ladder.length >= MAX_LADDER) return;
-    const cseq = header(message, "CSeq");
-    this.ladder.push({
-      time_stamp: new Date().toISOString(),
-      direction,
-      method: message.kind === "request" ? message.method : cseq ? parseCSeq(cseq).method : "",
-      status: message.kind === "response" ? `${message.status} ${message.reason}` : null,
-      fromip: `${from.address}:${from.port}`,
-      toip: `${to.address}:${to.port}`,
-      fromtag: tagOf(header(message, "From")),
-      totag: tagOf(header(message, "To")),
-      first_line: message.kind === "request" ? `${message.method} ${message.uri} SIP/2.0` : `SIP/2.0 ${message.status} ${message.reason}`,
-    });
+    this.ladder.push(describeMessage(direction, message, from, to));
   }
 
   /** A provisional from the destination: the first one is when ringing began (pdd_ms). */
@@ -114,6 +103,22 @@ export class CallReport {
     );
     return this.reports;
   }
+}
+
+/** A message as the SIP log lists it: when, which way, between whom, what it is (no headers, no raw text). */
+export function describeMessage(direction: "in" | "out", message: SipMessage, from: Address, to: Address, at = new Date()) {
+  const cseq = header(message, "CSeq");
+  return {
+    time_stamp: at.toISOString(),
+    direction,
+    method: message.kind === "request" ? message.method : cseq ? parseCSeq(cseq).method : "",
+    status: message.kind === "response" ? `${message.status} ${message.reason}` : null,
+    fromip: `${from.address}:${from.port}`,
+    toip: `${to.address}:${to.port}`,
+    fromtag: tagOf(header(message, "From")),
+    totag: tagOf(header(message, "To")),
+    first_line: message.kind === "request" ? `${message.method} ${message.uri} SIP/2.0` : `SIP/2.0 ${message.status} ${message.reason}`,
+  } satisfies SipLogMessage;
 }
 
 const tagOf = (value: string | null) => (value ? (/;\s*tag=([^;>\s]+)/i.exec(value)?.[1] ?? null) : null);

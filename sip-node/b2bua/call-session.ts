@@ -5,7 +5,8 @@
 import type { AdmissionTicket } from "../../schema/node-api.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
-import type { SipRequest } from "../sip/message.ts";
+import { header } from "../sip/headers.ts";
+import type { SipMessage, SipRequest } from "../sip/message.ts";
 import type { ServerTransaction, TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { Call } from "./call.ts";
@@ -14,7 +15,7 @@ import { Call } from "./call.ts";
 export type SessionHost = {
   layer: Pick<TransactionLayer, "timers" | "sendRequest" | "sendStateless">;
   worker: Pick<WorkerClient, "admit" | "event">;
-  media: Pick<MediaEngine, "open" | "watch" | "close" | "upload">;
+  media: Pick<MediaEngine, "open" | "watch" | "close" | "upload" | "openSipLog">;
   nodeId: string;
   noAnswerMs: number;
   /** Our address for Via and Contact. */
@@ -39,6 +40,16 @@ export class CallSession {
   /** The Worker's admission of the call; null until admitted (and for a refused call). */
   get ticket(): AdmissionTicket | null {
     return this.call.ticket;
+  }
+
+  /** Whether `invite` is the caller's INVITE that started this call (or a retransmission of it: the same Via). */
+  startedBy(invite: SipMessage): boolean {
+    return header(invite, "Via") === header(this.call.invite, "Via");
+  }
+
+  /** A message of one of the call's Call-IDs on the wire, for its SIP log (see TransactionUser.onWire). */
+  onWire(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void {
+    this.call.sipLog.record(direction, message, bytes, peer);
   }
 
   /** Answers 100, asks the Worker to admit the call, then dials the destination. */

@@ -64,13 +64,14 @@ export class CallSetup {
       call.state = "ended";
       call.inviteTx.terminate();
       host.unregister(call.session);
-      return;
+      return call.endSipLog(null);
     }
     if (admission.decision === "reject") {
       call.replyToA(admission.sip_code);
       call.state = "ended";
       host.unregister(call.session);
-      return;
+      // A refusal the Worker recorded (the account is known) keeps its SIP log too.
+      return call.endSipLog(admission.call_id);
     }
     call.admitted(admission);
     if (this.cancelled) return call.finishUnanswered(487, "cancelled", "caller");

@@ -2,8 +2,9 @@
 // leg (B, with our own Call-ID and tags), the admission ticket, the media relay and the call's
 // timers; and what every part does with them: requests and responses on either leg, SDP bodies
 // anchored at the relay, and the end of the call. The parts: CallSetup (admission, dialling,
-// answer, CANCEL), CallDialog (in-dialog requests, BYE, ACKs), CallTransfer (REFER, bridging)
-// and CallReport (the ladder and the events posted to the Worker).
+// answer, CANCEL), CallDialog (in-dialog requests, BYE, ACKs), CallTransfer (REFER, bridging),
+// CallReport (the ladder and the events posted to the Worker) and CallSipLog (every message of
+// the call, written to its sip-log.jsonl and handed over after the end).
 import { randomBytes } from "node:crypto";
 import type { AdmissionTicket } from "../../schema/node-api.ts";
 import type { MediaRelay, MediaSummary, Side } from "../media/relay.ts";
@@ -18,6 +19,7 @@ import { CallDialog } from "./call-dialog.ts";
 import { CallReport, type HangupBy } from "./call-report.ts";
 import type { CallSession, Leg, SessionHost } from "./call-session.ts";
 import { CallSetup } from "./call-setup.ts";
+import { CallSipLog } from "./call-sip-log.ts";
 import { CallTransfer } from "./call-transfer.ts";
 
 export type CallState = "admitting" | "calling" | "early" | "confirmed" | "ended";
@@ -48,6 +50,7 @@ export class Call {
   readonly inviteTx: ServerTransaction;
   readonly caller: Endpoint;
   readonly report: CallReport;
+  readonly sipLog: CallSipLog;
   readonly setup: CallSetup;
   readonly dialog: CallDialog;
   readonly transfers: CallTransfer;
@@ -65,6 +68,8 @@ export class Call {
   /** The SDP offer the callee got (anchored at our relay): a platform transfer offers it again. */
   offerToB: Uint8Array = EMPTY;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Our requests still awaiting a final answer (the SIP log waits for them after the end). */
+  private unanswered = 0;
 
   constructor(session: CallSession, host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint) {
     this.session = session;
@@ -74,6 +79,7 @@ export class Call {
     this.caller = caller;
     this.log = callLog(header(invite, "Call-ID") ?? "", host.log);
     this.report = new CallReport(host.worker, host.log);
+    this.sipLog = new CallSipLog(host.local);
     this.setup = new CallSetup(this);
     this.dialog = new CallDialog(this);
     this.transfers = new CallTransfer(this);
@@ -84,6 +90,7 @@ export class Call {
     this.ticket = ticket;
     this.log = callLog(ticket.call_id, this.host.log);
     this.report.admitted(ticket.call_id);
+    this.sipLog.open(() => this.host.media.openSipLog(ticket.call_id));
   }
 
   /** A fresh tag of ours for a dialog. */
@@ -140,6 +147,7 @@ export class Call {
     else {
       this.state = "ended";
       this.host.unregister(this.session);
+      this.endSipLog(null);
     }
   }
 
@@ -151,6 +159,7 @@ export class Call {
     this.dialog.releaseHeldAck();
     this.host.unregister(this.session);
     const ticket = this.ticket;
+    this.endSipLog(ticket?.call_id ?? null);
     if (!ticket) return;
     const endedAt = new Date();
     void this.closeMedia().then(async (media) => {
@@ -158,6 +167,19 @@ export class Call {
       // The relay's files go to the Worker after the end is reported.
       if (media?.files.length) await this.host.media.upload(ticket.call_id, media.files);
     });
+  }
+
+  /**
+   * The call's SIP log goes to the Worker once the messages answering its end have come; `callId`
+   * names the call the Worker recorded (a refused call's too), and a call it never recorded keeps none.
+   */
+  endSipLog(callId: string | null): void {
+    if (!callId) return this.sipLog.discard();
+    this.sipLog.open(() => this.host.media.openSipLog(callId));
+    void this.sipLog
+      .end(() => this.unanswered)
+      .then((file) => file && this.host.media.upload(callId, [file]))
+      .catch((err: unknown) => this.log.warn(`sip log: ${String(err)}`));
   }
 
   private async closeMedia(): Promise<MediaSummary | null> {
@@ -241,7 +263,11 @@ export class Call {
   /** Sends a request in a client transaction (recorded in the ladder). */
   send(request: SipRequest, to: Endpoint, onResponse: (response: SipResponse | null) => void): void {
     this.record("out", request, this.host.local, to);
-    this.host.layer.sendRequest(request, to, onResponse);
+    this.unanswered++;
+    this.host.layer.sendRequest(request, to, (response) => {
+      if (!response || response.status >= 200) this.unanswered--;
+      onResponse(response);
+    });
   }
 
   record(direction: "in" | "out", message: SipMessage, from: Address, to: Address): void {

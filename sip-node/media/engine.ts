@@ -1,6 +1,7 @@
 // The node's media: RTP ports, the relays of the calls up now, the watch for dead media
 // (a call whose RTP stopped both ways is ended so it cannot hold a port and run up a bill),
-// and the hand-over of recordings and captures to the Worker when a call ends.
+// each call's SIP log file, and the hand-over of recordings, captures and SIP logs to the Worker
+// when a call ends.
 import { mkdirSync } from "node:fs";
 import { open as openFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { WorkerApiError, type WorkerClient } from "../control/worker-client.ts";
 import { HEADER_BYTES, wavHeader } from "../../schema/wav.ts";
 import { PortAllocator } from "./ports.ts";
 import { MediaRelay, type MediaFile } from "./relay.ts";
+import { repairSipLog, SipLogWriter } from "./sip-log.ts";
 
 export type MediaEngineOptions = SipNodeConfig["media"] & { publicAddress: string };
 
@@ -48,6 +50,11 @@ export class MediaEngine {
     return relay;
   }
 
+  /** The call's SIP log in the spool (`<call id>-sip-log.jsonl`), uploaded with its media. */
+  openSipLog(callId: string): SipLogWriter {
+    return new SipLogWriter(join(this.options.spoolDir, `${callId}-sip-log.jsonl`));
+  }
+
   /** From the answer on: `onSilence` ends the call when its RTP stops both ways for too long. */
   watch(relay: MediaRelay, onSilence: () => void): void {
     if (!this.relays.has(relay)) return;
@@ -65,7 +72,7 @@ export class MediaEngine {
     return this.relays.size;
   }
 
-  /** Sends a call's recording and captures to the Worker, then deletes them from the spool. */
+  /** Sends a call's recording, captures or SIP log to the Worker, then deletes them from the spool. */
   async upload(callId: string, files: MediaFile[]): Promise<void> {
     for (const file of files) {
       for (let attempt = 1; ; attempt++) {
@@ -93,7 +100,7 @@ export class MediaEngine {
   /**
    * Files a previous run of this node left in its spool (uploads that failed, a crash mid-call)
    * go to the Worker at start. A recording cut short by a crash gets a WAV header that matches
-   * what was written. The spool is this node's alone, so nothing in it belongs to a live call.
+   * what was written; a SIP log keeps its whole lines. The spool is this node's alone, so nothing in it belongs to a live call.
    */
   async uploadLeftovers(): Promise<number> {
     const byCall = new Map<string, MediaFile[]>();
@@ -103,6 +110,7 @@ export class MediaEngine {
       if (!callId || !media.success) continue;
       const path = join(this.options.spoolDir, entry);
       if (media.data === "recording.wav") await repairWavHeader(path);
+      if (media.data === "sip-log.jsonl" && !(await repairSipLog(path))) continue;
       byCall.set(callId, [...(byCall.get(callId) ?? []), { name: media.data, path }]);
     }
     for (const [callId, files] of byCall) await this.upload(callId, files);

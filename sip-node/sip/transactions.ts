@@ -21,6 +21,12 @@ export type TransactionUser = {
   onAck(ack: SipRequest, from: Endpoint): void;
   /** A message that could not be parsed; `reply` answers 400 when a response is possible. */
   onBadMessage?(error: SipParseError, from: Endpoint): void;
+  /**
+   * Every message that crosses the wire, retransmissions included: one received (before it is
+   * handled) or one sent. `bytes` is the datagram as it was, or null for a message a stream
+   * transport already parsed.
+   */
+  onWire?(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void;
 };
 
 /** The timers one transaction holds, cancelled together when it ends. */
@@ -51,7 +57,7 @@ export class ServerTransaction {
   readonly request: SipRequest;
   readonly isInvite: boolean;
   state: "trying" | "proceeding" | "completed" | "confirmed" | "terminated";
-  private lastResponse: Uint8Array | null = null;
+  private lastResponse: { message: SipResponse; bytes: Uint8Array } | null = null;
   private readonly timers = new TransactionTimers();
   private readonly layer: TransactionLayer;
   readonly source: Endpoint;
@@ -71,8 +77,8 @@ export class ServerTransaction {
   respond(response: SipResponse): void {
     if (this.state === "completed" || this.state === "confirmed" || this.state === "terminated") return;
     const bytes = serializeMessage(response);
-    this.lastResponse = bytes;
-    this.layer.transmit(bytes, this.source);
+    this.lastResponse = { message: response, bytes };
+    this.layer.transmit(bytes, this.source, response);
     const { T1, T2 } = this.layer.timers;
     const reliable = this.source.protocol !== "udp";
     if (response.status < 200) {
@@ -92,7 +98,7 @@ export class ServerTransaction {
           T1,
           T2,
           () => this.state === "completed",
-          () => this.layer.transmit(bytes, this.source),
+          () => this.layer.transmit(bytes, this.source, response),
         );
       this.timers.after(64 * T1, () => this.terminate());
     } else {
@@ -103,7 +109,8 @@ export class ServerTransaction {
 
   /** A retransmission of the request arrived: send the last response again. */
   retransmitted(): void {
-    if (this.lastResponse && this.state !== "confirmed") this.layer.transmit(this.lastResponse, this.source);
+    const last = this.lastResponse;
+    if (last && this.state !== "confirmed") this.layer.transmit(last.bytes, this.source, last.message);
   }
 
   /** The ACK of a non-2xx final response (§17.2.1): stop retransmitting; Timer I absorbs further ACKs. */
@@ -148,13 +155,13 @@ export class ClientTransaction {
 
   start(): void {
     const { T1, T2 } = this.layer.timers;
-    this.layer.transmit(this.bytes, this.destination);
+    this.layer.transmit(this.bytes, this.destination, this.request);
     if (this.destination.protocol === "udp") {
       // Timer A (INVITE) doubles until a provisional; Timer E (non-INVITE) doubles up to T2 and
       // keeps going in Proceeding (§17.1.2.2).
       const active = this.isInvite ? () => this.state === "calling" : () => this.state === "trying" || this.state === "proceeding";
       const cap = this.isInvite ? Number.POSITIVE_INFINITY : T2;
-      this.timers.backoff(T1, cap, active, () => this.layer.transmit(this.bytes, this.destination));
+      this.timers.backoff(T1, cap, active, () => this.layer.transmit(this.bytes, this.destination, this.request));
     }
     // Timer B (INVITE) or Timer F (non-INVITE): no final response in 64*T1.
     this.timers.after(64 * T1, () => {
@@ -204,7 +211,7 @@ export class ClientTransaction {
     headers.push(["CSeq", `${parseCSeq(header(this.request, "CSeq")!).seq} ACK`]);
     headers.push(["Max-Forwards", "70"]);
     const ack: SipRequest = { kind: "request", method: "ACK", uri: this.request.uri, version: "SIP/2.0", headers, body: new Uint8Array(0) };
-    this.layer.transmit(serializeMessage(ack), this.destination);
+    this.layer.transmit(serializeMessage(ack), this.destination, ack);
   }
 
   terminate(): void {
@@ -257,8 +264,20 @@ export class TransactionLayer {
     return this.servers.size + this.clients.size;
   }
 
-  transmit(bytes: Uint8Array, to: Endpoint): void {
+  /** Sends a serialized message; `message` is what it was serialized from, for the TU's view of the wire. */
+  transmit(bytes: Uint8Array, to: Endpoint, message: SipMessage): void {
     this.transport.send(bytes, to);
+    this.tap("out", message, bytes, to);
+  }
+
+  /** Shows the TU a message on the wire; a failure there is logged and never stops the message. */
+  private tap(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void {
+    if (!this.tu.onWire) return;
+    try {
+      this.tu.onWire(direction, message, bytes, peer);
+    } catch (err) {
+      this.onInternalError?.(err, peer);
+    }
   }
 
   /** Ends every transaction and its timers, then closes the transport. */
@@ -278,7 +297,7 @@ export class TransactionLayer {
 
   /** Sends a message outside any transaction (an ACK for a 2xx, a 2xx retransmission). */
   sendStateless(message: SipMessage, destination: Endpoint): void {
-    this.transmit(serializeMessage(message), destination);
+    this.transmit(serializeMessage(message), destination, message);
   }
 
   /** The INVITE server transaction a CANCEL is for (same branch and sent-by, §9.2). */
@@ -294,11 +313,12 @@ export class TransactionLayer {
       if (err instanceof SipParseError) this.tu.onBadMessage?.(err, from);
       return;
     }
-    this.dispatch(message, from);
+    this.dispatch(message, from, bytes);
   }
 
-  /** A message already parsed (stream transports frame and parse as they read). */
-  dispatch(message: SipMessage, from: Endpoint): void {
+  /** A message already parsed (stream transports frame and parse as they read); `bytes` when the datagram is at hand. */
+  dispatch(message: SipMessage, from: Endpoint, bytes: Uint8Array | null = null): void {
+    this.tap("in", message, bytes, from);
     // Nothing a peer sends may stop the node: a message that trips the layer or the TU is dropped.
     try {
       if (message.kind === "response") this.receiveResponse(message);

@@ -1,8 +1,9 @@
 // An in-memory host for CallSession: the node's real transaction layer over a wire that keeps
 // every message the node sends, a dispatcher standing in for the B2BUA (dialogs found by Call-ID
 // and our tag), a Worker that admits from memory and keeps the events it is sent, and real media
-// relays on loopback so SDP bodies are anchored as in production. The test plays the caller and
-// the callee by delivering messages and reading what reached them.
+// relays on loopback so SDP bodies are anchored as in production, and each call's SIP log written
+// to a temporary spool (messages on the wire found by Call-ID, as the B2BUA finds them). The test
+// plays the caller and the callee by delivering messages and reading what reached them.
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +12,8 @@ import type { AdmissionTicket, AdmitRequest, AdmitResponse, CallEvent } from "..
 import { reasonPhrase } from "../../sip-node/b2bua/causes.ts";
 import { CallSession, type Leg, type SessionHost } from "../../sip-node/b2bua/call-session.ts";
 import { PortAllocator } from "../../sip-node/media/ports.ts";
-import { MediaRelay } from "../../sip-node/media/relay.ts";
+import { MediaRelay, type MediaFile } from "../../sip-node/media/relay.ts";
+import { SipLogWriter } from "../../sip-node/media/sip-log.ts";
 import { header } from "../../sip-node/sip/headers.ts";
 import type { SipMessage, SipRequest, SipResponse } from "../../sip-node/sip/message.ts";
 import { parseCSeq, parseMessage, parseNameAddr } from "../../sip-node/sip/parser.ts";
@@ -96,8 +98,10 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
   const waiting: Array<{ type: CallEvent["type"]; resolve: (event: CallEvent) => void }> = [];
   const relays = new Set<MediaRelay>();
   const silence = new Map<MediaRelay, () => void>();
-  const uploads: string[] = [];
+  const uploads: Array<MediaFile & { callId: string }> = [];
   const dialogs = new Map<string, { session: CallSession; leg: Leg }>();
+  const traced = new Map<string, CallSession>();
+  let unclaimed: { message: SipMessage; bytes: Uint8Array | null } | null = null;
   const live = new Set<CallSession>();
   const starts: Array<Promise<void>> = [];
   const logs: string[] = [];
@@ -106,12 +110,26 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
   const layer = new TransactionLayer(
     wire,
     {
+      onWire(direction, message, bytes, peer) {
+        const session = traced.get(header(message, "Call-ID") ?? "");
+        const starts =
+          direction === "in" &&
+          message.kind === "request" &&
+          message.method === "INVITE" &&
+          !session?.startedBy(message) &&
+          !parseNameAddr(header(message, "To")!).tag;
+        if (starts) unclaimed = { message, bytes };
+        else session?.onWire(direction, message, bytes, peer);
+      },
       onRequest(request, tx, from) {
+        const seen = unclaimed?.message === request ? unclaimed : null;
+        unclaimed = null;
         const found = dialogOf(header(request, "Call-ID"), parseNameAddr(header(request, "To")!).tag);
         if (found) return found.session.onInDialogRequest(request, tx, found.leg, from);
         if (request.method !== "INVITE") return tx.respond(responseTo(request, 481, reasonPhrase(481)));
         const session = new CallSession(host, request, tx, from);
         live.add(session);
+        session.onWire("in", request, seen?.bytes ?? null, from);
         starts.push(session.start());
       },
       onAck(ack) {
@@ -153,13 +171,17 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
         relays.delete(relay);
         return relay.close();
       },
-      upload: async (callId, files) => void uploads.push(...files.map((f) => `${callId}/${f.name}`)),
+      upload: async (callId, files) => void uploads.push(...files.map((f) => ({ ...f, callId }))),
+      openSipLog: (callId) => new SipLogWriter(join(spoolDir, `${callId}-sip-log.jsonl`)),
     },
     nodeId: "memory-node",
     noAnswerMs: NO_ANSWER_MS,
     local: NODE,
     resolve: async (name) => name,
-    register: (callId, localTag, session, leg) => void dialogs.set(`${callId}|${localTag}`, { session, leg }),
+    register: (callId, localTag, session, leg) => {
+      dialogs.set(`${callId}|${localTag}`, { session, leg });
+      traced.set(callId, session);
+    },
     unregisterDialog: (callId, localTag) => void dialogs.delete(`${callId}|${localTag}`),
     unregister: (session) => void live.delete(session),
     log: (line) => void logs.push(line),
@@ -177,6 +199,8 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
     silence,
     live,
     logs,
+    /** Files handed to the Worker, in order. */
+    uploads,
     /** Waits for every call started so far to have been admitted and dialled. */
     started: () => Promise.all(starts),
     /** The next event of `type` the Worker gets (or the one it already got). */

@@ -1,6 +1,7 @@
-// PUT /internal/calls/{call_id}/media/{name}: a SIP node uploads a call's recording or one media
-// leg's capture when the call ends. The body streams into R2 (never held in memory) under
-// calls/{customer_id}/{call_id}/{name}; then the call row points at it. Uploading again
+// PUT /internal/calls/{call_id}/media/{name}: a SIP node uploads a call's recording, one media
+// leg's capture or its SIP log when the call ends. The body streams into R2 (never held in memory)
+// under calls/{customer_id}/{call_id}/{name}; then the call row points at a recording or capture
+// (the SIP log's key is derived from the call, so nothing is written for it). Uploading again
 // overwrites the object and changes nothing else, so a node may retry freely.
 import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
@@ -9,10 +10,8 @@ import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, MediaName, type MediaUploadRespon
 import { afterRecording } from "../services/analysis-pipeline.ts";
 import type { Services } from "../services/context.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
+import { mediaKey } from "../lib/media-keys.ts";
 import { nowIso } from "../lib/time.ts";
-
-/** Where a call's media lives in the MEDIA bucket. */
-export const mediaKey = (customerId: string, callId: string, name: MediaName) => `calls/${customerId}/${callId}/${name}`;
 
 /** The declared body length: required (R2 needs a known length to take a stream), and bounded. */
 function declaredLength(request: Request): number {
@@ -47,7 +46,7 @@ export async function uploadMedia(
   if (name === "recording.wav") {
     await deps.db.update(calls).set({ recordingWavPath: key, recordingAvailable: true, updatedAt: nowIso() }).where(eq(calls.id, call.id));
     await afterRecording(deps, call.id);
-  } else {
+  } else if (name === "caller.pcap" || name === "callee.pcap") {
     // One statement, so the caller's and the callee's uploads can race without losing either:
     // the key joins the list once, caller's capture first.
     const paths = sql`(SELECT json_group_array(value) FROM (

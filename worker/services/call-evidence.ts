@@ -1,15 +1,19 @@
 // A call's evidence for an analyst: the bundle (a zip of the call record, the verdict, the
-// transcript, the SIP log, the recording and the captures, with a manifest of SHA-256 hashes)
-// and a PDF report to forward. Both are throttled per account, together, by the Limiter.
+// transcript, the SIP log, the recording, the captures and the node's SIP log file, with a
+// manifest of SHA-256 hashes) and a PDF report to forward. Both are throttled per account,
+// together, by the Limiter.
 //
 // Memory stays bounded whatever the call's length: the zip streams (lib/zip.ts), each R2 object is
 // read once and hashed on its way into the archive (crypto.DigestStream), and the manifest, which
-// needs those hashes, is the archive's last entry. The JSON parts are small (the SIP ladder is at
-// most 500 messages) and are built and hashed up front. The report reads each object once to hash it.
+// needs those hashes, is the archive's last entry. The JSON parts are small (the SIP log is at most
+// 500 ladder rows, or the first SIP_LOG_READ_BYTES of the node's file) and are built and hashed up
+// front. The report reads each object once to hash it.
+import { MEDIA_CONTENT_TYPES } from "../../schema/node-api.ts";
 import { nowIso } from "../lib/time.ts";
 import { zipStream, type ZipEntry } from "../lib/zip.ts";
 import type { MediaFile } from "./call-media.ts";
 import { getCallSipLog, getCallTranscript } from "./call-records.ts";
+import { sipLogKey } from "./call-sip-log.ts";
 import { renderCallReport } from "./call-report-pdf.ts";
 import { getCall } from "./calls.ts";
 import type { Services } from "./context.ts";
@@ -27,7 +31,11 @@ export type EvidenceFile = { name: string; size: number; sha256: string; content
 
 const JSON_TYPE = "application/json";
 const TEXT_TYPE = "text/plain; charset=utf-8";
-const CONTENT_TYPES: Record<string, string> = { wav: "audio/wav", pcap: "application/vnd.tcpdump.pcap" };
+const CONTENT_TYPES: Record<string, string> = {
+  wav: MEDIA_CONTENT_TYPES["recording.wav"],
+  pcap: MEDIA_CONTENT_TYPES["caller.pcap"],
+  jsonl: MEDIA_CONTENT_TYPES["sip-log.jsonl"],
+};
 
 /** Counts one export or report against the account's budget; past it, 429 too_many_exports. */
 async function admitExport(s: Services, principal: Principal): Promise<void> {
@@ -40,7 +48,7 @@ type Evidence = {
   analysis: AnalysisOut | null;
   transcript: TranscriptOut | null;
   sipLog: SipLog | null;
-  /** The media objects present in R2: the recording first, then the captures, caller's first. */
+  /** The media objects present in R2: the recording first, then the captures (caller's first), then the node's SIP log. */
   media: R2Object[];
 };
 
@@ -51,7 +59,13 @@ type Evidence = {
 async function gather(s: Services, principal: Principal, callId: string): Promise<Evidence> {
   const call = await getCall(s, principal, callId);
   await admitExport(s, principal);
-  const keys = [...new Set([call.recording_available ? call.recording_wav_path : null, ...(call.recording_pcap_paths ?? [])])];
+  const keys = [
+    ...new Set([
+      call.recording_available ? call.recording_wav_path : null,
+      ...(call.recording_pcap_paths ?? []),
+      sipLogKey({ id: call.id, customerId: call.customer_id }),
+    ]),
+  ];
   const [transcript, sipLog, heads] = await Promise.all([
     call.transcript ? getCallTranscript(s, principal, call.id) : null,
     getCallSipLog(s, principal, call.id),
@@ -109,8 +123,9 @@ const streamOf = (bytes: Uint8Array) => new Blob([bytes]).stream();
 
 /**
  * The evidence bundle: call.json, analysis.json and transcript.json when the call has them,
- * sip-log.json and sip-log.txt when the ladder was kept, the recording and the captures present
- * in R2, and manifest.json last, listing every other file with its size and SHA-256.
+ * sip-log.json and sip-log.txt when the ladder was kept (built from the node's SIP log file when it
+ * uploaded one), the recording, the captures and that file (sip-log.jsonl) as R2 holds them, and
+ * manifest.json last, listing every other file with its size and SHA-256.
  */
 export async function callExport(s: Services, principal: Principal, callId: string): Promise<MediaFile> {
   const evidence = await gather(s, principal, callId);

@@ -1,5 +1,6 @@
 // What the pipeline and the signalling wrote about one call, read back: the current verdict
-// (the newest analysis), the newest transcript, and the SIP ladder with its plain-text form.
+// (the newest analysis), the newest transcript, and the SIP log with its plain-text form (from the
+// node's upload when there is one, see call-sip-log.ts, else the ladder rows).
 // Provider and model stay inside: only the AI tier's name leaves.
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { analyses, callSipMessages, calls, transcripts } from "../../schema/calls.ts";
@@ -7,6 +8,7 @@ import { d1Chunks } from "../lib/db.ts";
 import type { Db } from "../lib/db.ts";
 import { toUsd } from "../lib/money.ts";
 import type { Services } from "./context.ts";
+import { ladderText, messageOut, uploadedSipLog, type LadderMessage } from "./call-sip-log.ts";
 import { NotFound } from "./errors.ts";
 import { ownedRow } from "./owned.ts";
 import type { Principal } from "./principal.ts";
@@ -165,29 +167,17 @@ export function sipMessageOut(row: SipMessageRow) {
 }
 
 /**
- * The ladder as text, one block per message: a line "---- <time> <in|out> <from> -> <to>", then
- * the message as it crossed the wire (line ends made \n); without the raw message, its first
- * line and the headers the node kept.
+ * GET /calls/{id}/sip-log: every message the node saw or sent when it uploaded the call's log
+ * (call-sip-log.ts), else the ladder of its end event.
  */
-export function ladderText(rows: SipMessageRow[]): string {
-  return rows
-    .map((m) => {
-      const body = m.raw ? m.raw.replace(/\r\n?/g, "\n").replace(/\s+$/, "") : [m.firstLine, ...headerLines(m.headers)].join("\n");
-      return `---- ${m.timeStamp} ${m.direction} ${m.fromIp} -> ${m.toIp}\n${body}\n`;
-    })
-    .join("\n");
-}
-
-function headerLines(headers: Record<string, unknown> | null): string[] {
-  if (!headers) return [];
-  return Object.entries(headers).flatMap(([name, value]) =>
-    (Array.isArray(value) ? value : [value]).map((v) => `${name}: ${typeof v === "string" ? v : JSON.stringify(v)}`),
-  );
-}
-
-/** GET /calls/{id}/sip-log. */
 export async function getCallSipLog(s: Services, principal: Principal, callId: string) {
   const call = await callOfAccount(s, principal, callId);
-  const rows = await sipMessagesOf(s.db, call);
-  return { call_id: call.id, sip_call_id: call.sipCallId, messages: rows.map(sipMessageOut), text: ladderText(rows) };
+  const uploaded = await uploadedSipLog(s, call);
+  const messages: LadderMessage[] =
+    uploaded?.messages ?? (await sipMessagesOf(s.db, call)).map((row) => ({ ...sipMessageOut(row), raw: row.raw }));
+  let text = ladderText(messages);
+  if (uploaded?.omittedBytes) {
+    text += `\n---- ${uploaded.omittedBytes} more bytes of messages not shown: the evidence bundle's sip-log.jsonl has them\n`;
+  }
+  return { call_id: call.id, sip_call_id: call.sipCallId, messages: messages.map(messageOut), text };
 }
