@@ -243,3 +243,25 @@ export const digestNonceCounters = sqliteTable(
   },
   (t) => [index("digest_nonce_counters_expires_idx").on(t.expiresAt)],
 );
+
+/**
+ * Idempotency-Key claims of buyer purchases (IETF httpapi idempotency-key draft): one row per
+ * (account, key), inserted before the debit as the claim; `response` is the first answer, replayed
+ * to retries. Rows are swept 24 h after created_at (worker/cron/exchange-idempotency.ts).
+ */
+export const exchangeIdempotencyKeys = sqliteTable(
+  "exchange_idempotency_keys",
+  {
+    iAccount: integer("i_account").notNull(),
+    key: text("key").notNull(),
+    /** sha-256 of the operation and its validated fields: the same key with another body is refused. */
+    requestHash: text("request_hash").notNull(),
+    /** The answer's JSON once the first request finished; null while it is in flight (or was interrupted). */
+    response: text("response"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("exchange_idempotency_keys_account_key_uq").on(t.iAccount, t.key),
+    index("exchange_idempotency_keys_created_idx").on(t.createdAt),
+  ],
+);

@@ -97,6 +97,8 @@ export type DigestOptions = {
   key?: string;
   nc?: number;
   cnonce?: string;
+  /** More request headers (an Idempotency-Key). */
+  headers?: Record<string, string>;
 };
 
 /** The Authorization header answering a challenge. */
@@ -164,7 +166,10 @@ export async function digestRequest(
   const challenge = await challengeFor(method, path, form, options.algorithm ?? "SHA-256");
   const req = buildRequest(method, path, form);
   const auth = await authorization(account, method, req.uri, challenge, { ...options, algorithm: options.algorithm ?? "SHA-256" });
-  const reply = await send(method, `${ORIGIN}${req.uri}`, { headers: { ...req.headers, authorization: auth }, body: req.body });
+  const reply = await send(method, `${ORIGIN}${req.uri}`, {
+    headers: { ...req.headers, ...options.headers, authorization: auth },
+    body: req.body,
+  });
   return { ...reply, challenge };
 }
 

@@ -5,6 +5,7 @@ import { loadConfig } from "../env.ts";
 import { describeError } from "../lib/errors.ts";
 import { newServices, type Services } from "../services/context.ts";
 import { requeueStaleJobs } from "../services/analysis-pipeline.ts";
+import { sweepExchangeIdempotencyKeys } from "./exchange-idempotency.ts";
 import { sweepExchangeNonces } from "./exchange-nonces.ts";
 import { sweepExpiredStepTokens } from "./spent-tokens.ts";
 
@@ -13,6 +14,7 @@ type Job = { name: string; run(s: Services, env: Bindings, now: Date): Promise<v
 export const JOBS: Job[] = [
   { name: "spent step tokens", run: (s, _env, now) => sweepExpiredStepTokens(s, now) },
   { name: "exchange nonce counters", run: (_s, env, now) => sweepExchangeNonces(env, now) },
+  { name: "exchange idempotency keys", run: async (_s, env, now) => void (await sweepExchangeIdempotencyKeys(env, now)) },
   { name: "stale analysis jobs", run: async (s, _env, now) => void (await requeueStaleJobs(s, now)) },
 ];
 

@@ -5,6 +5,7 @@ import type { Hono } from "hono";
 import type { z } from "zod";
 import type { ExchangeContext, ExchangeEnv, ExchangeRole } from "./context.ts";
 import { digestAuth } from "./digest/middleware.ts";
+import { idempotent } from "./idempotency.ts";
 import { formOf, success } from "./respond.ts";
 
 export type Operation<S extends z.ZodType = z.ZodType> = {
@@ -16,6 +17,8 @@ export type Operation<S extends z.ZodType = z.ZodType> = {
   run: (c: ExchangeContext, input: z.infer<S>) => Promise<Record<string, unknown>>;
   /** When the answer is not the usual JSON (a CSV rate deck): the whole Response. */
   respond?: (c: ExchangeContext, input: z.infer<S>) => Promise<Response>;
+  /** Honours an Idempotency-Key header (idempotency.ts); the name scopes the request hash. */
+  idempotent?: string;
 };
 
 export const operation = <S extends z.ZodType>(op: Operation<S>): Operation<S> => op;
@@ -32,6 +35,7 @@ export type ExchangeRouter = {
 /** Runs an operation for an authenticated request whose fields have been read. */
 export async function runOperation(c: ExchangeContext, op: Operation, input: unknown): Promise<Response> {
   if (op.respond) return op.respond(c, input);
+  if (op.idempotent) return idempotent(c, op.idempotent, input, () => op.run(c, input));
   return success(c, await op.run(c, input));
 }
 

@@ -34,6 +34,7 @@ export const market = operation({
 export const purchase = operation({
   role: "buyer",
   input: Purchase,
+  idempotent: "esim_purchase",
   run: async (c, input) => purchaseEsim(deps(c), c.var.exchange, input),
 });
 
@@ -58,6 +59,7 @@ export const topupList = operation({
 export const topupPurchase = operation({
   role: "buyer",
   input: TopupPurchase,
+  idempotent: "esim_topup_purchase",
   run: async (c, input) => purchaseTopup(deps(c), c.var.exchange, input),
 });
 
