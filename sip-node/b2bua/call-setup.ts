@@ -133,7 +133,11 @@ export class CallSetup {
 
   private onInviteResponse(response: SipResponse | null): void {
     const call = this.call;
-    if (call.state === "ended") return;
+    if (call.state === "ended") {
+      // A 200 that crossed the caller's CANCEL still opened a dialog with the callee: ACK it and hang up.
+      if (response && response.status >= 200 && response.status < 300 && this.cancelled) this.answered(response);
+      return;
+    }
     if (!response) return call.finishUnanswered(408, "destination_timeout", "platform");
     call.record("in", response, call.b!.endpoint, call.host.local);
     const status = response.status;

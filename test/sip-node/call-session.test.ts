@@ -318,9 +318,19 @@ describe("a call that is never answered", () => {
     expect(await node.event("ended")).toMatchObject({ sip_code: 480, hangup_by: "platform", end_reason: "no_answer" });
   });
 
-  // Today a 200 that crosses the caller's CANCEL reaches a call already ended and is dropped:
-  // the callee gets no ACK and no BYE (CallSetup.answered's `cancelled` branch is not reached).
-  it.todo("ACKs and hangs up a callee whose 200 crosses the caller's CANCEL");
+  it("ACKs and hangs up a callee whose 200 crosses the caller's CANCEL", async () => {
+    node = admitWith(ticket());
+    const toCallee = await dial(node);
+    node.deliver(calleeReply(toCallee, 180, CALLEE_SDP), CALLEE);
+    node.deliver(fromCaller("CANCEL"), CALLER);
+    expect(node.statusesTo(CALLER)).toEqual([100, 180, 487]);
+    // The callee answered before our CANCEL reached it.
+    node.deliver(calleeReply(toCallee, 200, CALLEE_SDP), CALLEE);
+    expect(node.requestsTo(CALLEE, "ACK"), "the callee's 200 is ACKed").toHaveLength(1);
+    expect(node.requestsTo(CALLEE, "BYE"), "and the dialog it opened is closed").toHaveLength(1);
+    expect(node.statusesTo(CALLER), "the caller hears nothing more").toEqual([100, 180, 487]);
+    expect(await node.event("ended")).toMatchObject({ sip_code: 487, hangup_by: "caller", end_reason: "cancelled" });
+  });
 });
 
 describe("late offer", () => {
