@@ -81,9 +81,10 @@ export class MediaEngine {
           await rm(file.path, { force: true });
           break;
         } catch (err) {
-          if (err instanceof WorkerApiError && err.status === 404) {
-            // The Worker does not know the call (another deployment's spool): nothing will take it.
-            this.log(`upload of ${file.name} for ${callId}: unknown call, dropped`);
+          if (err instanceof WorkerApiError && refusedForGood(err.status)) {
+            // An unknown call (another deployment's spool) or a file the Worker will never take
+            // (empty, malformed): keeping it would retry it at every start.
+            this.log(`upload of ${file.name} for ${callId} refused (${err.status}), dropped: ${err.message}`);
             await rm(file.path, { force: true });
             break;
           }
@@ -109,8 +110,11 @@ export class MediaEngine {
       const media = MediaName.safeParse(name);
       if (!callId || !media.success) continue;
       const path = join(this.options.spoolDir, entry);
-      if (media.data === "recording.wav") await repairWavHeader(path);
-      if (media.data === "sip-log.jsonl" && !(await repairSipLog(path))) continue;
+      if (!(await usableLeftover(media.data, path))) {
+        this.log(`spooled ${entry} holds nothing that can be uploaded, dropped`);
+        await rm(path, { force: true });
+        continue;
+      }
       byCall.set(callId, [...(byCall.get(callId) ?? []), { name: media.data, path }]);
     }
     for (const [callId, files] of byCall) await this.upload(callId, files);
@@ -133,6 +137,37 @@ export class MediaEngine {
     clearInterval(this.sweep);
   }
 }
+
+/** A 4xx the Worker will answer again whatever the retry (not a timeout, not a throttle). */
+const refusedForGood = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+/**
+ * Whether a file an earlier run left is worth uploading, made ready if so: a recording with audio
+ * (its header rewritten to the sizes written), a capture with a pcap header and packets, a SIP log
+ * with a whole line (a cut last line removed).
+ */
+async function usableLeftover(name: MediaName, path: string): Promise<boolean> {
+  const { size } = await stat(path);
+  if (name === "sip-log.jsonl") return repairSipLog(path);
+  if (name === "recording.wav") {
+    if (size <= HEADER_BYTES) return false;
+    await repairWavHeader(path);
+    return true;
+  }
+  if (size <= PCAP_HEADER_BYTES) return false;
+  const file = await openFile(path, "r");
+  try {
+    const magic = Buffer.alloc(4);
+    await file.read(magic, 0, 4, 0);
+    return PCAP_MAGICS.includes(magic.readUInt32LE(0));
+  } finally {
+    await file.close();
+  }
+}
+
+const PCAP_HEADER_BYTES = 24;
+/** libpcap's magic in either byte order, microsecond or nanosecond timestamps. */
+const PCAP_MAGICS = [0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1];
 
 /** Rewrites a spooled WAV's header with the sizes of the audio actually in the file. */
 async function repairWavHeader(path: string): Promise<void> {

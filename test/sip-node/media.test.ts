@@ -210,6 +210,10 @@ describe("media through the node", () => {
     writeFileSync(join(spool, `${ticket.call_id}-recording.wav`), Buffer.concat([Buffer.alloc(44), Buffer.from(audio.buffer)]));
     writePcapFile(join(spool, `${ticket.call_id}-caller.pcap`), speech.slice(0, 10));
     writePcapFile(join(spool, `${crypto.randomUUID()}-caller.pcap`), speech.slice(0, 10));
+    // A capture the crash left empty, and a recording cut before its header: nothing to upload, ever.
+    writeFileSync(join(spool, `${ticket.call_id}-callee.pcap`), Buffer.alloc(0));
+    writeFileSync(join(spool, `${crypto.randomUUID()}-recording.wav`), Buffer.from("RIFF"));
+    const logged: string[] = [];
     const engine = new MediaEngine(
       {
         portMin: 50_000,
@@ -221,11 +225,12 @@ describe("media through the node", () => {
         publicAddress: "127.0.0.1",
       },
       worker,
-      () => {},
+      (line) => logged.push(line),
     );
     expect(await engine.uploadLeftovers()).toBe(2);
     engine.stop();
-    expect(readdirSync(spool)).toEqual([]);
+    expect(readdirSync(spool), "nothing is left to be retried at the next start").toEqual([]);
+    expect(logged.filter((line) => /holds nothing that can be uploaded, dropped/.test(line))).toHaveLength(2);
 
     const call = await account.call(`/api/calls/${ticket.call_id}`);
     expect(call.recording_available).toBe(true);
