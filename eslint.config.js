@@ -37,8 +37,18 @@ export default tseslint.config(
     [
       DATABASE,
       {
-        group: ["**/internal/*", "**/internal/**", "**/mcp/*", "**/mcp/**"],
+        group: ["**/internal/*", "**/internal/**", "**/mcp/*", "**/mcp/**", "**/pages/*", "**/pages/**"],
         message: "api/ is one front door; it does not reach into another.",
+      },
+    ],
+  ),
+  boundary(
+    ["worker/pages/**/*.ts"],
+    [
+      DATABASE,
+      {
+        group: ["**/api/*", "**/api/**", "**/internal/*", "**/internal/**", "**/mcp/*", "**/mcp/**"],
+        message: "pages/ is one front door; it does not reach into another.",
       },
     ],
   ),

@@ -1,5 +1,6 @@
 // The root application: /api (the customer API, documented by OpenAPI), the one error
-// renderer, and the JSON 404. newApp() is used by the Worker entry and by the tests.
+// renderer, and the JSON 404; /dev is the local mail view (worker/pages/). newApp() is used by
+// the Worker entry and by the tests.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as admin from "./api/admin/index.ts";
@@ -22,6 +23,7 @@ import { loadConfig } from "./env.ts";
 import { newExchangeApp } from "./exchange/app.ts";
 import { newInternalApp } from "./internal/app.ts";
 import { validationError } from "./lib/validation.ts";
+import { newMailPages } from "./pages/mail.ts";
 import { newServices } from "./services/context.ts";
 import { VERSION } from "./version.ts";
 
@@ -90,6 +92,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
   });
   app.route("/api", newApi());
   app.route("/internal", newInternalApp());
+  // The local mail view (`npm start` only; 404 anywhere else).
+  app.route("/dev", newMailPages());
   app.route("/", newExchangeApp());
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
   app.onError(renderError);

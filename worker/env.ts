@@ -38,7 +38,10 @@ const ConfigSchema = z.object({
   PASSWORD_PBKDF2_ITERATIONS: int(1000).default(100_000),
   LOGIN_MAX_FAILURES: int(1).default(10),
   LOGIN_FAILURE_WINDOW_SEC: int(1).default(900),
-  LOGIN_IP_MAX_ATTEMPTS: int(1).default(30),
+  /** Failed sign-ins (wrong password, unknown e-mail) one source address may make per window. */
+  LOGIN_IP_MAX_FAILURES: int(1).default(50),
+  /** Every sign-in attempt of one source address per window, successful ones included: a ceiling for floods. */
+  LOGIN_IP_MAX_ATTEMPTS: int(1).default(1000),
   SIGNUP_MAX_PER_IP: int(1).default(5),
   SIGNUP_WINDOW_SEC: int(1).default(3600),
   SIGNUP_CREDIT_USD: z.coerce.number().min(0).default(5),
@@ -57,6 +60,8 @@ const ConfigSchema = z.object({
   WEBAUTHN_ORIGIN: z.string().optional(),
   WEBAUTHN_RP_NAME: z.string().default("Call Shield"),
   MAIL_PROVIDER: z.enum(["outbox"]).default("outbox"),
+  /** The outbox readable at /dev/mail and /dev/mail.json from loopback; only `npm start` turns it on, never a deployed Worker. */
+  LOCAL_MAIL_VIEW: flag.default(false),
   // The calls pipeline (docs/decisions.md, "Calls and analysis").
   /** Who turns recordings into text: Workers AI's Whisper, an OpenAI-compatible URL, or nobody. */
   TRANSCRIPTION_PROVIDER: z.enum(["workers-ai", "openai-compatible", "off"]).default("workers-ai"),

@@ -44,6 +44,24 @@ describe("import boundaries", () => {
     expect(found).toHaveLength(1);
   });
 
+  it("refuse drizzle, the tables and another front door in a page", async () => {
+    const found = await violations(
+      "worker/pages/mail.ts",
+      'import { desc } from "drizzle-orm";\nimport { outboxEmails } from "../../schema/events.ts";\nimport type { AppEnv } from "../api/context.ts";\nexport const x = [desc, outboxEmails];\nexport type Y = AppEnv;\n',
+    );
+    expect(found).toHaveLength(3);
+    expect(found[0]).toMatch(/Only services .* touch the database/);
+    expect(found[2]).toMatch(/pages\/ is one front door/);
+  });
+
+  it("let a page use the services", async () => {
+    const found = await violations(
+      "worker/pages/mail.ts",
+      'import { latestOutboxMail } from "../services/outbox.ts";\nexport const x = latestOutboxMail;\n',
+    );
+    expect(found).toEqual([]);
+  });
+
   it("refuse Worker code in the SIP node", async () => {
     const found = await violations(
       "sip-node/b2bua/b2bua.ts",

@@ -83,10 +83,11 @@ export async function signup(s: Services, input: SignupRequest): Promise<Princip
 }
 
 /**
- * Checks a password sign-in. An unknown e-mail and a wrong password answer alike and cost
- * alike, and both count against the e-mail's throttle; a right password clears it.
+ * Checks a password sign-in from a source address. An unknown e-mail and a wrong password
+ * answer alike and cost alike, and both count against the e-mail's and the address's failures;
+ * a right password clears the e-mail's.
  */
-export async function checkPassword(s: Services, input: LoginRequest): Promise<Principal> {
+export async function checkPassword(s: Services, input: LoginRequest, ip: string): Promise<Principal> {
   const { db, config } = s;
   const email = normalizeEmail(input.email);
   const found = await db
@@ -97,10 +98,10 @@ export async function checkPassword(s: Services, input: LoginRequest): Promise<P
     .get();
   const valid = await verifyPassword(input.password, found?.user.passwordHash ?? DUMMY_HASH);
   if (!found || !valid) {
-    await countWrongPassword(s, email);
+    await countWrongPassword(s, { ip, email });
     throw new Unauthenticated("Invalid email or password");
   }
-  await clearWrongPasswords(s, email);
+  await clearWrongPasswords(s, { ip, email });
   if (!found.user.isActive) throw new Unauthenticated("Invalid email or password");
   if (found.customer.status === "suspended") throw new Forbidden("Account suspended");
   if (needsRehash(found.user.passwordHash, config.PASSWORD_PBKDF2_ITERATIONS)) {

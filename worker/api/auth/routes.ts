@@ -111,8 +111,9 @@ export function registerAuth(api: Api) {
   api.openapi(loginRoute, async (c) => {
     const s = c.var.services;
     const input = c.req.valid("json");
-    await admitLoginAttempt(s, clientIp(c), normalizeEmail(input.email));
-    const principal = await checkPassword(s, input);
+    const ip = clientIp(c);
+    await admitLoginAttempt(s, { ip, email: normalizeEmail(input.email) });
+    const principal = await checkPassword(s, input, ip);
     if (principal.customer.twofaEnabled) return c.json(await secondFactorChallenge(s, principal), 200);
     await recordLogin(s.db, principal, clientIp(c));
     return c.json(await issueSession(c, principal), 200);
