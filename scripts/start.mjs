@@ -18,8 +18,17 @@ const TRANSCRIPTION_URL = process.env.TRANSCRIPTION_URL;
 /** The offline transcriber's exit code when its engine is not installed. */
 const ENGINE_MISSING = 3;
 
-// Local runs keep the login limits but let a scripted suite open a few hundred accounts.
-const LOCAL_VARS = { SIGNUP_MAX_PER_IP: "1000", SIGNUP_WINDOW_SEC: "60", INGRESS_HOST: API_HOST };
+// Local runs keep the per-e-mail login limit but lift the per-address ones and signup out of a
+// scripted suite's reach; the local mail view is served only while the API listens on loopback.
+const LOOPBACK = API_HOST === "localhost" || API_HOST === "::1" || /^127\./.test(API_HOST);
+const LOCAL_VARS = {
+  SIGNUP_MAX_PER_IP: "1000",
+  SIGNUP_WINDOW_SEC: "60",
+  LOGIN_IP_MAX_FAILURES: "100000",
+  LOGIN_IP_MAX_ATTEMPTS: "1000000",
+  INGRESS_HOST: API_HOST,
+  ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true" } : {}),
+};
 
 ensureDevVars();
 const services = [];
@@ -55,7 +64,7 @@ console.log(`
   Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, 100 USD)
   Demo seller ${exchange.seller.username} / ${exchange.seller.api_key}   (i_account ${exchange.seller.i_account})
   SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
-  Transcription ${transcription.note}
+  Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
   Ctrl-C stops everything.
 `);
 
