@@ -1,6 +1,6 @@
 // `npm start` as a developer runs it: the API comes up on local D1 with the catalogue
 // seeded, the demo account it prints can sign in, and Ctrl-C stops every process.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeTcpPort } from "../../scripts/lib/ports.mjs";
 
@@ -87,6 +87,39 @@ describe("npm start", () => {
     await waitForOutput(new RegExp(`Transcription http://127\\.0\\.0\\.1:${transcriberPort}/v1 \\(offline`), 5_000);
     const health = await fetch(`http://127.0.0.1:${transcriberPort}/health`);
     expect(health.status).toBe(200);
+  });
+
+  it("shows an invitation's mail locally: npm run mail prints the temporary password, which signs the member in", async () => {
+    await waitForOutput(/Mail\s+http:\/\/\S+\/dev\/mail/, 5_000);
+    // A fresh owner: the demo account outlives test runs on a developer's machine (and its member limit).
+    const owner = await fetch(`${base}/api/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: `owner-${Date.now()}@example.com`, password: `pw-${crypto.randomUUID()}`, accept_terms: true }),
+    });
+    expect(owner.status).toBe(201);
+    const email = `member-${Date.now()}@example.com`;
+    const invite = await fetch(`${base}/api/customer/users`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ email }),
+    });
+    expect(invite.status).toBe(201);
+    const printed = spawnSync("npm", ["run", "--silent", "mail", "--", "--to", email, "--json"], {
+      cwd: root,
+      env: { ...process.env, API_PORT: new URL(base).port },
+      encoding: "utf8",
+    });
+    expect(printed.status, printed.stderr).toBe(0);
+    const [message] = (JSON.parse(printed.stdout) as { messages: { text: string }[] }).messages;
+    const password = /temporary password (\S+)/.exec(message!.text)![1];
+    const member = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(member.status).toBe(200);
+    expect(((await member.json()) as { customer: { must_change_password: boolean } }).customer.must_change_password).toBe(true);
   });
 
   it("serves the explorer's own assets", async () => {
