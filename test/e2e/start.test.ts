@@ -98,6 +98,7 @@ describe("npm start", () => {
       body: JSON.stringify({ email: `owner-${Date.now()}@example.com`, password: `pw-${crypto.randomUUID()}`, accept_terms: true }),
     });
     expect(owner.status).toBe(201);
+    const token = ((await owner.json()) as { access_token: string }).access_token;
     const email = `member-${Date.now()}@example.com`;
     const invite = await fetch(`${base}/api/customer/users`, {
       method: "POST",
