@@ -5,20 +5,28 @@
 //   create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N]
 //   rotate-key --i-account N --role buyer|seller
 //   credit --i-account N --amount 25.50
+//   seed-market [--seller username] [--key seller_api_key] [--reset]
+//
+// seed-market publishes the demo market (scripts/lib/demo-market.mjs) through the seller
+// endpoints, over HTTP Digest with the seller's key: --key, else EXCHANGE_SELLER_KEY, else the
+// demo seller's from .wrangler/demo-exchange.json (the default seller). Running it again publishes
+// only what is missing and updates what changed; --reset also withdraws the seller's other offers.
 //
 // The last line printed is one JSON object: {i_account, username, api_key} for create-account
-// and rotate-key, {i_account, balance} for credit.
+// and rotate-key, {i_account, balance} for credit, the counts for seed-market.
 // Where: EXCHANGE_URL (e.g. http://127.0.0.1:8787/exchange), else http://$API_HOST:$API_PORT
 // with EXCHANGE_PREFIX (defaults 127.0.0.1, 8787, /exchange).
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { seedMarket } from "./lib/demo-market.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 
 const USAGE = `usage:
   npm run exchange -- create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N]
   npm run exchange -- rotate-key --i-account N --role buyer|seller
-  npm run exchange -- credit --i-account N --amount 25.50`;
+  npm run exchange -- credit --i-account N --amount 25.50
+  npm run exchange -- seed-market [--seller username] [--key seller_api_key] [--reset]`;
 
 function fail(message) {
   console.error(message);
@@ -84,6 +92,9 @@ async function main() {
       "per-second-cap": { type: "string" },
       "i-account": { type: "string" },
       amount: { type: "string" },
+      seller: { type: "string" },
+      key: { type: "string" },
+      reset: { type: "boolean" },
     },
     strict: true,
   });
@@ -107,6 +118,24 @@ async function main() {
     if (!values["i-account"] || !values.amount) fail(`--i-account and --amount are required\n${USAGE}`);
     const credited = await adminPost(`/accounts/${encodeURIComponent(values["i-account"])}/credit`, { amount: values.amount });
     console.log(JSON.stringify({ i_account: credited.i_account, balance: credited.balance }));
+  } else if (command === "seed-market") {
+    const demoPath = `${root}.wrangler/demo-exchange.json`;
+    const demo = existsSync(demoPath) ? JSON.parse(readFileSync(demoPath, "utf8")).seller : undefined;
+    const username = values.seller ?? demo?.username;
+    const key = values.key ?? process.env.EXCHANGE_SELLER_KEY ?? (demo?.username === username ? demo?.api_key : undefined);
+    if (!username || !key) fail(`--seller and --key (or EXCHANGE_SELLER_KEY) are required without the demo seller\n${USAGE}`);
+    let summary;
+    try {
+      summary = await seedMarket(exchangeBase(), username, key, { reset: values.reset === true });
+    } catch (err) {
+      fail(`seed-market: ${err.cause?.code ?? err.message}`);
+    }
+    const { packages: p, topups: t } = summary;
+    console.log(
+      `demo market of ${username}: ${summary.destinations} destinations; packages ${p.published} published, ${p.updated} updated, ` +
+        `${p.unchanged} unchanged; top-ups ${t.published} published, ${t.updated} updated, ${t.unchanged} unchanged`,
+    );
+    console.log(JSON.stringify({ seller: username, ...summary }));
   } else {
     fail(USAGE);
   }

@@ -63,6 +63,10 @@ console.log(`
   Exchange   ${base}/exchange   (legacy v1: ${base}/exchange/v1/<controller>.php, HTTP Digest: curl --digest -u user:key)
   Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, 100 USD)
   Demo seller ${exchange.seller.username} / ${exchange.seller.api_key}   (i_account ${exchange.seller.i_account})
+  Exchange quick flow (the demo seller's market: ${exchange.market?.destinations ?? "no"} destinations; README "Exchange quick flow"):
+    curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} ${base}/exchange/buyers/esim/countries
+    curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -d country=FRANCE -d data_GB=5 ${base}/exchange/buyers/esim/market
+    curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -H 'Idempotency-Key: "order-1"' -d i_account=${exchange.buyer.i_account} -d i_esim_package=<i_esim_package> ${base}/exchange/buyers/esim/purchase
   SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
   Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
   Ctrl-C stops everything.
@@ -77,30 +81,45 @@ async function stop(code) {
   process.exit(code);
 }
 
-/** The demo exchange buyer (100 USD) and seller, made with `npm run exchange` on first start, kept beside the demo account. */
+/**
+ * The demo exchange buyer (100 USD) and seller, made with `npm run exchange` on first start, kept
+ * beside the demo account; then the seller publishes the demo market (`npm run exchange --
+ * seed-market`), once: `market` in the file records it.
+ */
 function demoExchange(base) {
   const path = `${root}.wrangler/demo-exchange.json`;
-  if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
-  const create = (role, ...args) => {
-    const run = spawnSync(
-      process.execPath,
-      [`${root}scripts/exchange.mjs`, "create-account", "--role", role, "--username", `demo-${role}`, ...args],
-      {
-        env: { ...process.env, EXCHANGE_URL: `${base}/exchange` },
-        encoding: "utf8",
-      },
-    );
-    const last = run.stdout.trim().split("\n").pop() ?? "";
-    if (run.status !== 0 || !last.startsWith("{")) {
-      console.error(`could not create the demo exchange ${role}: ${run.stderr.trim()}`);
-      return { i_account: "?", username: `demo-${role}`, api_key: "(unknown: delete .wrangler/ to start afresh)" };
-    }
-    return JSON.parse(last);
+  const run = (what, args, env = {}) => {
+    const child = spawnSync(process.execPath, [`${root}scripts/exchange.mjs`, ...args], {
+      env: { ...process.env, EXCHANGE_URL: `${base}/exchange`, ...env },
+      encoding: "utf8",
+    });
+    const last = child.stdout.trim().split("\n").pop() ?? "";
+    if (child.status === 0 && last.startsWith("{")) return JSON.parse(last);
+    console.error(`could not ${what}: ${child.stderr.trim()}`);
+    return undefined;
   };
-  const accounts = { buyer: create("buyer", "--balance", "100"), seller: create("seller") };
-  if (accounts.buyer.i_account !== "?" && accounts.seller.i_account !== "?") {
+  const create = (role, ...args) =>
+    run(`create the demo exchange ${role}`, ["create-account", "--role", role, "--username", `demo-${role}`, ...args]) ?? {
+      i_account: "?",
+      username: `demo-${role}`,
+      api_key: "(unknown: delete .wrangler/ to start afresh)",
+    };
+  const save = (accounts) => {
     mkdirSync(`${root}.wrangler`, { recursive: true });
     writeFileSync(path, JSON.stringify(accounts), { mode: 0o600 });
+  };
+  let accounts = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
+  if (!accounts) {
+    // The seller publishes some 300 offers at once: a per-second cap above the default 10.
+    accounts = { buyer: create("buyer", "--balance", "100"), seller: create("seller", "--per-second-cap", "100") };
+    if (accounts.buyer.i_account === "?" || accounts.seller.i_account === "?") return accounts;
+    save(accounts);
+  }
+  if (!accounts.market) {
+    const { seller } = accounts;
+    const market = run("publish the demo market", ["seed-market", "--seller", seller.username], { EXCHANGE_SELLER_KEY: seller.api_key });
+    if (market) save({ ...accounts, market: { destinations: market.destinations } });
+    return { ...accounts, market };
   }
   return accounts;
 }

@@ -1,0 +1,212 @@
+// The README's "Exchange quick flow" as a new user follows it: `npm start` (first start publishes
+// the demo market), then only `curl --digest` with the demo buyer it prints: countries, the market
+// for destinations on three continents, a purchase with an Idempotency-Key, the eSIM in the list
+// with its QR code, a top-up, and the same purchase retried with its key, charged once.
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freeTcpPort } from "../../scripts/lib/ports.mjs";
+
+const root = new URL("../..", import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), "exchange-quickflow-"));
+let child: ChildProcess;
+let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+let output = "";
+let base = "";
+
+type Reply = { status: number; body: any; headers: string };
+type Buyer = { username: string; key: string; iAccount: number };
+
+function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output}`)), timeoutMs);
+    const check = () => {
+      const match = pattern.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then(() => reject(new Error(`npm start exited early:\n${output}`)));
+    check();
+  });
+}
+
+async function groupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** One curl run: status, JSON body, response headers (all legs). */
+function curlOnce(args: string[]): Promise<Reply> {
+  const headersFile = join(scratch, `headers-${randomBytes(4).toString("hex")}`);
+  return new Promise((resolve, reject) => {
+    execFile("curl", ["-sS", "-D", headersFile, "-w", "\n%{http_code}", ...args], { encoding: "utf8" }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`curl failed: ${stderr || err.message}`));
+      const cut = stdout.lastIndexOf("\n");
+      let body: any = stdout.slice(0, cut);
+      try {
+        body = JSON.parse(body);
+      } catch {
+        // kept as text
+      }
+      resolve({ status: Number(stdout.slice(cut + 1)), body, headers: readFileSync(headersFile, "utf8") });
+    });
+  });
+}
+
+/** curl --digest as the README writes it; a 429 (the demo buyer's 10 requests a second) is waited out as a client would. */
+async function digest(
+  buyer: Buyer,
+  method: "GET" | "POST",
+  path: string,
+  form: Record<string, string | number> = {},
+  headers: string[] = [],
+) {
+  const args = [
+    "--digest",
+    "-u",
+    `${buyer.username}:${buyer.key}`,
+    ...headers.flatMap((h) => ["-H", h]),
+    ...(method === "GET" ? ["-G"] : ["-X", "POST"]),
+    ...Object.entries(form).flatMap(([k, v]) => ["--data-urlencode", `${k}=${v}`]),
+    `${base}/exchange${path}`,
+  ];
+  for (let attempt = 0; ; attempt++) {
+    const reply = await curlOnce(args);
+    if (reply.status !== 429 || attempt >= 5) return reply;
+    await new Promise((r) => setTimeout(r, 1100));
+  }
+}
+
+beforeAll(async () => {
+  const port = await freeTcpPort();
+  base = `http://127.0.0.1:${port}`;
+  const sipPort = await freeTcpPort();
+  const transcriberPort = await freeTcpPort();
+  child = spawn("npm", ["start"], {
+    cwd: root,
+    env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort), TRANSCRIBER_PORT: String(transcriberPort) },
+    detached: true,
+  });
+  exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+});
+
+afterAll(async () => {
+  if (child?.pid && !(await groupGone(child.pid, 0))) {
+    process.kill(-child.pid, "SIGINT");
+    if (!(await groupGone(child.pid, 15_000))) process.kill(-child.pid, "SIGKILL");
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe("the exchange quick flow on npm start", () => {
+  let buyer: Buyer;
+
+  it("prints the demo buyer and the quick flow's curl commands", async () => {
+    await waitForOutput(/Ctrl-C stops everything/, 170_000);
+    const [, username, key, iAccount] = /Demo buyer (\S+) \/ (\S+)\s+\(i_account (\d+)/.exec(output)!;
+    buyer = { username: username!, key: key!, iAccount: Number(iAccount) };
+    expect(output).toMatch(/Exchange quick flow \(the demo seller's market: \d+ destinations/);
+    expect(output).toContain(`curl --digest -u ${username}:${key} ${base}/exchange/buyers/esim/countries`);
+    expect(output).toMatch(/curl --digest -u \S+ -d country=FRANCE -d data_GB=5 \S+\/exchange\/buyers\/esim\/market/);
+    expect(output).toMatch(/curl --digest -u \S+ -H 'Idempotency-Key: "order-1"' -d i_account=\d+ -d i_esim_package=/);
+  });
+
+  it("buys from the demo market with curl --digest only, and a retried purchase is charged once", async () => {
+    const countries = await digest(buyer, "GET", "/buyers/esim/countries");
+    expect(countries.status, JSON.stringify(countries.body)).toBe(200);
+    const names = countries.body.countries.map((c: { name: string }) => c.name);
+
+    // Three continents (and the Middle East and Africa besides): each has offers.
+    const offers: Record<string, any[]> = {};
+    for (const country of ["FRANCE", "JAPAN", "UNITED STATES", "UNITED ARAB EMIRATES", "SOUTH AFRICA"]) {
+      expect(names).toContain(country);
+      const market = await digest(buyer, "POST", "/buyers/esim/market", { country, pager: 100, off: 0 });
+      expect(market.status, JSON.stringify(market.body)).toBe(200);
+      expect(market.body.total, country).toBeGreaterThan(0);
+      offers[country] = market.body.packages;
+    }
+    // Several sizes per destination, unlimited included.
+    const sizes = new Set(offers.JAPAN!.map((p) => p.data_gb));
+    for (const gb of [0.5, 1, 5, 10, 20, -1]) expect(sizes, `JAPAN ${gb} GB`).toContain(gb);
+
+    // The demo buyer keeps its balance across starts of this checkout: topped up when low.
+    let before = (await digest(buyer, "POST", "/buyers/balance")).body.balance as number;
+    if (before < 20) {
+      const credited = spawnSync("npm", ["run", "exchange", "--", "credit", "--i-account", String(buyer.iAccount), "--amount", "50"], {
+        cwd: root,
+        env: { ...process.env, EXCHANGE_URL: `${base}/exchange` },
+        encoding: "utf8",
+      });
+      expect(credited.status, credited.stderr).toBe(0);
+      before = (await digest(buyer, "POST", "/buyers/balance")).body.balance as number;
+    }
+
+    const offer = offers.FRANCE!.find((p) => p.name === "France 1 GB 7 days") ?? offers.FRANCE![0];
+    const key = `quickflow-${randomBytes(8).toString("hex")}`;
+    const purchaseForm = { i_account: buyer.iAccount, i_esim_package: offer.i_esim_package };
+    const keyHeader = [`Idempotency-Key: "${key}"`];
+    const bought = await digest(buyer, "POST", "/buyers/esim/purchase", purchaseForm, keyHeader);
+    expect(bought.status, JSON.stringify(bought.body)).toBe(200);
+    expect(bought.body).toMatchObject({
+      status: "success",
+      iccid: expect.stringMatching(/^\d{19,20}$/),
+      lpa: expect.stringMatching(/^LPA:1\$/),
+    });
+    const iccid = bought.body.iccid as string;
+
+    const list = await digest(buyer, "POST", "/buyers/esim/list", { iccid, pager: 10, off: 0 });
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    expect(list.body.esims).toHaveLength(1);
+    expect(list.body.esims[0]).toMatchObject({ iccid, lpa: bought.body.lpa });
+    const png = Buffer.from(list.body.esims[0].qr_base64 as string, "base64");
+    expect([...png.subarray(0, 8)]).toEqual([137, 80, 78, 71, 13, 10, 26, 10]);
+
+    const topups = await digest(buyer, "POST", "/buyers/esim/topup/list", { iccid });
+    expect(topups.status, JSON.stringify(topups.body)).toBe(200);
+    expect(topups.body.packages.length).toBeGreaterThan(0);
+    const topup = topups.body.packages[0];
+    const topped = await digest(buyer, "POST", "/buyers/esim/topup/purchase", {
+      iccid,
+      package_type_id: topup.package_type_id,
+      i_account: buyer.iAccount,
+    });
+    expect(topped.status, JSON.stringify(topped.body)).toBe(200);
+
+    // The link dropped: the buyer sends the same purchase again with the same key.
+    const retried = await digest(buyer, "POST", "/buyers/esim/purchase", purchaseForm, keyHeader);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body).toEqual(bought.body);
+    expect(retried.headers).toMatch(/Idempotent-Replayed: true/i);
+    // The same key for another package is refused.
+    const other = offers.FRANCE!.find((p) => p.i_esim_package !== offer.i_esim_package);
+    const misused = await digest(
+      buyer,
+      "POST",
+      "/buyers/esim/purchase",
+      { ...purchaseForm, i_esim_package: other.i_esim_package },
+      keyHeader,
+    );
+    expect(misused.status).toBe(422);
+
+    const after = (await digest(buyer, "POST", "/buyers/balance")).body.balance as number;
+    expect(after).toBeCloseTo(before - bought.body.amount_charged - topped.body.amount_charged, 6);
+    const inventory = await digest(buyer, "POST", "/buyers/esim/list", { iccid, pager: 10, off: 0 });
+    expect(inventory.body.total).toBe(1);
+  });
+});
