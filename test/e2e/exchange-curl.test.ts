@@ -2,7 +2,8 @@
 // as `npm start` runs it (local D1, Durable Objects), on a free port and a fresh state folder:
 // accounts made with `npm run exchange`, a seller publishing, then the buyer's whole eSIM flow
 // (countries → market → purchase → list → orders → top-up list → top-up purchase → balance), a
-// wrong key answered 401 with a Digest challenge, and a legacy v1 call signed as the spec says.
+// wrong key answered 401 with a Digest challenge, a legacy v1 call signed as the spec says, and the
+// demo market published twice with `npm run exchange -- seed-market` (nothing duplicated).
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -258,5 +259,19 @@ describe("curl --digest against wrangler dev", () => {
 
     const balance = await digest(buyer, "POST", "/buyers/balance");
     expect(balance.body.balance).toBeCloseTo(100 - offer.price_with_fee - offered.price_with_fee, 6);
+  });
+
+  it("seeds the demo market with npm run exchange -- seed-market, and seeding again duplicates nothing", async () => {
+    const market = await npmExchange("create-account", "--role", "seller", "--username", "market-seller", "--per-second-cap", "100");
+    const first = (await npmExchange("seed-market", "--seller", market.username, "--key", market.api_key)) as any;
+    expect(first).toMatchObject({ destinations: 45, packages: { total: 290, published: 290 }, topups: { total: 15, published: 15 } });
+    const again = (await npmExchange("seed-market", "--seller", market.username, "--key", market.api_key)) as any;
+    expect(again.packages).toMatchObject({ published: 0, updated: 0, unchanged: 290 });
+    expect(again.topups).toMatchObject({ published: 0, updated: 0, unchanged: 15 });
+    const listed = await digest(market, "POST", "/sellers/esim/packages/list", { pager: 1000, off: 0 });
+    expect(listed.body.total).toBe(290);
+    expect(new Set(listed.body.packages.map((p: any) => p.name)).size).toBe(290);
+    const offers = await digest(buyer, "POST", "/buyers/esim/market", { country: "KENYA", data_GB: -1, pager: 20, off: 0 });
+    expect(offers.body.packages.map((p: any) => p.name)).toContain("Kenya Unlimited 10 days");
   });
 });
