@@ -6,7 +6,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sweepExchangeIdempotencyKeys } from "../../worker/cron/exchange-idempotency.ts";
 import { idempotencyKeyOf } from "../../worker/exchange/idempotency.ts";
-import { exchangeAccount, exchangeClient, type ExchangeAccount } from "./exchange-client.ts";
+import { exchangeAccount, exchangeClient, LEGACY_PREFIX, legacySignature, rawRequest, type ExchangeAccount } from "./exchange-client.ts";
 
 type Client = ReturnType<typeof exchangeClient>;
 
@@ -148,6 +148,22 @@ describe("Idempotency-Key on purchases", () => {
       expect((await plain.post("/buyers/esim/purchase", { i_account: buyer.iAccount, i_esim_package: iEsimPackage })).status).toBe(200);
     }
     expect(await esimCount(buyer.iAccount)).toBe(2);
+  });
+
+  it("honours the key on the legacy v1 controller too", async () => {
+    const { iEsimPackage } = await market();
+    const buyer = await exchangeAccount("buyer", 100);
+    const send = async () => {
+      const ts = Math.floor(Date.now() / 1000);
+      const signature = await legacySignature("esim_purchase", buyer.apiKey, buyer.username, ts);
+      const form = { api_login: buyer.username, ts, signature, webapi: 1, i_account: buyer.iAccount, i_esim_package: iEsimPackage };
+      return rawRequest("POST", `${LEGACY_PREFIX}/esim_purchase.php`, form, { "Idempotency-Key": '"v1-1"' });
+    };
+    const first = await send();
+    const second = await send();
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.body).toEqual(first.body);
+    expect(await esimCount(buyer.iAccount)).toBe(1);
   });
 
   it("reads the key as the draft's sf-string, or a bare token", () => {
