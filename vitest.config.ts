@@ -46,6 +46,8 @@ export default defineConfig({
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
+          // Each file runs `npm start` on the repository's own local state (.wrangler): one at a time.
+          fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },
