@@ -4,7 +4,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { OpenAiCompatibleTranscriber } from "../../worker/providers/transcription/openai-compatible.ts";
-import { analyseOnDemand, runAnalysisJob, type AnalysisMessage } from "../../worker/services/analysis-pipeline.ts";
+import { afterRecording, analyseOnDemand, runAnalysisJob, type AnalysisMessage } from "../../worker/services/analysis-pipeline.ts";
 import type { VerdictEvent } from "../../worker/services/verdicts.ts";
 import { endedCall, sampleOut, stereoWav, uploadRecording } from "./call-fixtures.ts";
 import { createAccount, principalOf, testServices, type Session } from "./fixtures.ts";
@@ -76,6 +76,17 @@ describe("a recorded call the sampling selects", () => {
     expect(call.transcript_status).toBe("skipped");
     const fees = (await ledgerOf(owner)).filter((e) => e.type === "analysis");
     expect(fees).toEqual([expect.objectContaining({ amount: -0.02, call_id: callId })]);
+  });
+
+  it("makes one job however many times its recording's upload is reported at once", async () => {
+    const { owner, callId } = await endedCall(undefined, { seconds: 10 });
+    const key = `calls/${owner.account.id}/${callId}/recording.wav`;
+    await env.MEDIA.put(key, stereoWav(10, { caller: "talk", callee: "talk" }));
+    await env.DB.prepare("UPDATE calls SET recording_wav_path = ?, recording_available = 1 WHERE id = ?").bind(key, callId).run();
+    const { services, sent } = pipelineServices(fakeTranscriptionServer(SCAM).transcriber);
+    await Promise.all([afterRecording(services, callId), afterRecording(services, callId), afterRecording(services, callId)]);
+    expect(sent).toHaveLength(1);
+    expect((await ledgerOf(owner)).filter((e) => e.type === "analysis")).toHaveLength(1);
   });
 
   it("is never queued when nothing was answered", async () => {

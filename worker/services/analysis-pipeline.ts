@@ -35,8 +35,15 @@ const CALLEE = 1;
 
 /** After a call's recording is stored: queue it when the sampling policy selects it, else mark it skipped. */
 export async function afterRecording(s: Services, callId: string): Promise<void> {
-  const call = await s.db.select().from(calls).where(eq(calls.id, callId)).get();
-  if (!call || call.analysisStatus !== "pending") return;
+  // Only the first upload of the recording moves the call on: a retried or doubled upload finds it
+  // claimed, so it can never make a second job (nor charge a second fee).
+  const call = await s.db
+    .update(calls)
+    .set({ transcriptStatus: "queued", analysisStatus: "queued", updatedAt: nowIso() })
+    .where(and(eq(calls.id, callId), eq(calls.analysisStatus, "pending")))
+    .returning()
+    .get();
+  if (!call) return;
   if (call.processing !== "full" || !call.sampled) return setStatuses(s, call.id, "skipped", "skipped");
   const queued = await enqueue(s, call, call.aiMode, "auto");
   if (!queued) await setStatuses(s, call.id, "skipped", "skipped", "The balance did not cover the analysis fee");
