@@ -210,6 +210,14 @@ describe("POST /api/calls/{call_id}/analyze", () => {
     expect(fees).toEqual([expect.objectContaining({ amount: -0.02, call_id: callId })]);
   });
 
+  it("answers 409 analysis_in_progress while a job for the call waits or runs, charging once", async () => {
+    const { owner, callId } = await recordedCall();
+    const answers = await Promise.all([1, 2, 3].map(() => owner.client.post(`/api/calls/${callId}/analyze`)));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409]);
+    expect(answers.find((a) => a.status === 409)!.body).toEqual({ detail: "analysis_in_progress" });
+    expect((await ledgerOf(owner)).filter((e) => e.type === "analysis")).toHaveLength(1);
+  });
+
   it("answers 409 relay_only for a call with nothing recorded, charging nothing", async () => {
     const { owner, callId } = await endedCall(undefined, { seconds: 10 });
     const res = await owner.client.post(`/api/calls/${callId}/analyze`);

@@ -7,7 +7,7 @@
 //   skipped  recorded but not selected (sampling, record_only, or the fee not covered); analysable on demand
 //   queued   a job waits; running: a job works on it; done; failed (after the last attempt)
 // The fee is charged once, when the job is made (entry analysis:<job id>), and refunded if the job fails.
-import { and, desc, eq, inArray, lt } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, notInArray } from "drizzle-orm";
 import { analysisJobs, calls, callEntities, callKeywords, analyses, transcripts } from "../../schema/calls.ts";
 import { aiTiers } from "../../schema/catalogue.ts";
 import { parseWav, type WavAudio } from "../../schema/wav.ts";
@@ -19,7 +19,7 @@ import type { Segment } from "../providers/analysis/analyser.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { Services } from "./context.ts";
 import { Conflict, PaymentRequired } from "./errors.ts";
-import { ownedRow } from "./owned.ts";
+import { owned, ownedRow } from "./owned.ts";
 import type { Principal } from "./principal.ts";
 import { routeAlertOf } from "./route-alerts.ts";
 import { transcribeRecording } from "./transcription.ts";
@@ -56,8 +56,19 @@ export async function afterRecording(s: Services, callId: string): Promise<void>
 export async function analyseOnDemand(s: Services, principal: Principal, callId: string) {
   const call = await ownedRow(s.db, calls, principal.customer.id, callId, "Call");
   if (!call.recordingAvailable || call.processing === "relay_only") throw new Conflict("relay_only");
+  // One job at a time per call: a double click must not charge twice.
+  const claimed = await s.db
+    .update(calls)
+    .set({ analysisStatus: "queued", updatedAt: nowIso() })
+    .where(and(owned(calls, principal.customer.id, call.id), notInArray(calls.analysisStatus, ["queued", "running"])))
+    .returning({ id: calls.id })
+    .get();
+  if (!claimed) throw new Conflict("analysis_in_progress");
   const jobId = await enqueue(s, call, principal.customer.aiMode, "on_demand");
-  if (!jobId) throw new PaymentRequired("The balance does not cover the analysis fee");
+  if (!jobId) {
+    await setStatuses(s, call.id, call.transcriptStatus, call.analysisStatus);
+    throw new PaymentRequired("The balance does not cover the analysis fee");
+  }
   return { job_id: jobId, analysis_status: "queued" };
 }
 
