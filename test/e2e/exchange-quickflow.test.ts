@@ -2,52 +2,21 @@
 // the demo market), then only `curl --digest` with the demo buyer it prints: countries, the market
 // for destinations on three continents, a purchase with an Idempotency-Key, the eSIM in the list
 // with its QR code, a top-up, and the same purchase retried with its key, charged once.
-import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freeTcpPort } from "../../scripts/lib/ports.mjs";
+import { startNpm, type NpmStart } from "./npm-start.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), "exchange-quickflow-"));
-let child: ChildProcess;
-let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-let output = "";
+let app: NpmStart;
 let base = "";
 
 type Reply = { status: number; body: any; headers: string };
 type Buyer = { username: string; key: string; iAccount: number };
-
-function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output}`)), timeoutMs);
-    const check = () => {
-      const match = pattern.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    };
-    child.stdout!.on("data", check);
-    void exited.then(() => reject(new Error(`npm start exited early:\n${output}`)));
-    check();
-  });
-}
-
-async function groupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      process.kill(-pgid, 0);
-    } catch {
-      return true;
-    }
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** One curl run: status, JSON body, response headers (all legs). */
 function curlOnce(args: string[]): Promise<Reply> {
@@ -92,25 +61,12 @@ async function digest(
 }
 
 beforeAll(async () => {
-  const port = await freeTcpPort();
-  base = `http://127.0.0.1:${port}`;
-  const sipPort = await freeTcpPort();
-  const transcriberPort = await freeTcpPort();
-  child = spawn("npm", ["start"], {
-    cwd: root,
-    env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort), TRANSCRIBER_PORT: String(transcriberPort) },
-    detached: true,
-  });
-  exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
+  app = await startNpm();
+  base = app.base;
 });
 
 afterAll(async () => {
-  if (child?.pid && !(await groupGone(child.pid, 0))) {
-    process.kill(-child.pid, "SIGINT");
-    if (!(await groupGone(child.pid, 15_000))) process.kill(-child.pid, "SIGKILL");
-  }
+  await app?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -118,13 +74,13 @@ describe("the exchange quick flow on npm start", () => {
   let buyer: Buyer;
 
   it("prints the demo buyer and the quick flow's curl commands", async () => {
-    await waitForOutput(/Ctrl-C stops everything/, 170_000);
-    const [, username, key, iAccount] = /Demo buyer (\S+) \/ (\S+)\s+\(i_account (\d+)/.exec(output)!;
+    await app.waitForOutput(/Ctrl-C stops everything/, 170_000);
+    const [, username, key, iAccount] = /Demo buyer (\S+) \/ (\S+)\s+\(i_account (\d+)/.exec(app.output())!;
     buyer = { username: username!, key: key!, iAccount: Number(iAccount) };
-    expect(output).toMatch(/Exchange quick flow \(the demo seller's market: \d+ destinations/);
-    expect(output).toContain(`curl --digest -u ${username}:${key} ${base}/exchange/buyers/esim/countries`);
-    expect(output).toMatch(/curl --digest -u \S+ -d country=FRANCE -d data_GB=5 \S+\/exchange\/buyers\/esim\/market/);
-    expect(output).toMatch(/curl --digest -u \S+ -H 'Idempotency-Key: "order-1"' -d i_account=\d+ -d i_esim_package=/);
+    expect(app.output()).toMatch(/Exchange quick flow \(the demo seller's market: \d+ destinations/);
+    expect(app.output()).toContain(`curl --digest -u ${username}:${key} ${base}/exchange/buyers/esim/countries`);
+    expect(app.output()).toMatch(/curl --digest -u \S+ -d country=FRANCE -d data_GB=5 \S+\/exchange\/buyers\/esim\/market/);
+    expect(app.output()).toMatch(/curl --digest -u \S+ -H 'Idempotency-Key: "order-1"' -d i_account=\d+ -d i_esim_package=/);
   });
 
   it("buys from the demo market with curl --digest only, and a retried purchase is charged once", async () => {

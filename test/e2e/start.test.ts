@@ -1,73 +1,29 @@
 // `npm start` as a developer runs it: the API comes up on local D1 with the catalogue
 // seeded, the demo account it prints can sign in, and Ctrl-C stops every process.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freeTcpPort } from "../../scripts/lib/ports.mjs";
+import { startNpm, type NpmStart } from "./npm-start.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
-let child: ChildProcess;
-let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-let output = "";
+let app: NpmStart;
 let base = "";
-let transcriberPort = 0;
-
-function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output}`)), timeoutMs);
-    const check = () => {
-      const match = pattern.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    };
-    child.stdout!.on("data", check);
-    void exited.then(() => reject(new Error(`npm start exited early:\n${output}`)));
-    check();
-  });
-}
-
-/** True once no process of the group is left (wrangler and workerd included). */
-async function groupGone(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      process.kill(-pgid, 0);
-    } catch {
-      return true;
-    }
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 beforeAll(async () => {
-  const port = await freeTcpPort();
-  base = `http://127.0.0.1:${port}`;
-  // A process group of its own, as a terminal gives a foreground job, so Ctrl-C reaches it whole.
-  const sipPort = await freeTcpPort();
-  transcriberPort = await freeTcpPort();
-  child = spawn("npm", ["start"], {
-    cwd: root,
-    env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort), TRANSCRIBER_PORT: String(transcriberPort) },
-    detached: true,
-  });
-  exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
+  app = await startNpm();
+  base = app.base;
 });
 
 afterAll(async () => {
   // Whatever happened above, leave no server behind.
-  if (!(await groupGone(child.pid!, 0))) process.kill(-child.pid!, "SIGKILL");
+  if (!(await app.gone(0))) process.kill(-app.child.pid!, "SIGKILL");
 });
 
 describe("npm start", () => {
   let demo: { email: string; password: string };
 
   it("serves the API with the database up and prints a demo login that works", async () => {
-    const [, email, password] = await waitForOutput(/Demo login (\S+) \/ (\S+)/, 150_000);
-    await waitForOutput(/SIP node \S+ on udp 127\.0\.0\.1:\d+/, 30_000);
+    const [, email, password] = await app.waitForOutput(/Demo login (\S+) \/ (\S+)/, 150_000);
+    await app.waitForOutput(/SIP node \S+ on udp 127\.0\.0\.1:\d+/, 30_000);
     demo = { email: email!, password: password! };
     const health = await fetch(`${base}/api/health`);
     expect(health.status).toBe(200);
@@ -84,13 +40,13 @@ describe("npm start", () => {
   });
 
   it("runs the offline transcriber and points the Worker at it", async () => {
-    await waitForOutput(new RegExp(`Transcription http://127\\.0\\.0\\.1:${transcriberPort}/v1 \\(offline`), 5_000);
-    const health = await fetch(`http://127.0.0.1:${transcriberPort}/health`);
+    await app.waitForOutput(new RegExp(`Transcription http://127\\.0\\.0\\.1:${app.transcriberPort}/v1 \\(offline`), 5_000);
+    const health = await fetch(`http://127.0.0.1:${app.transcriberPort}/health`);
     expect(health.status).toBe(200);
   });
 
   it("shows an invitation's mail locally: npm run mail prints the temporary password, which signs the member in", async () => {
-    await waitForOutput(/Mail\s+http:\/\/\S+\/dev\/mail/, 5_000);
+    await app.waitForOutput(/Mail\s+http:\/\/\S+\/dev\/mail/, 5_000);
     // A fresh owner: the demo account outlives test runs on a developer's machine (and its member limit).
     const owner = await fetch(`${base}/api/auth/signup`, {
       method: "POST",
@@ -130,11 +86,11 @@ describe("npm start", () => {
   });
 
   it("stops every process on Ctrl-C", async () => {
-    process.kill(-child.pid!, "SIGINT");
+    process.kill(-app.child.pid!, "SIGINT");
     // npm itself ends by the signal, as after Ctrl-C in a terminal; our script ends cleanly.
-    expect(await exited).toEqual({ code: null, signal: "SIGINT" });
-    expect(await groupGone(child.pid!, 15_000)).toBe(true);
-    expect(output).not.toMatch(/exited \(|SIGKILL/);
+    expect(await app.exited).toEqual({ code: null, signal: "SIGINT" });
+    expect(await app.gone(15_000)).toBe(true);
+    expect(app.output()).not.toMatch(/exited \(|SIGKILL/);
     await expect(fetch(`${base}/api/health`)).rejects.toThrow();
   });
 });
