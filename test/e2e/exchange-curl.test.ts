@@ -6,12 +6,13 @@
 // demo market published twice with `npm run exchange -- seed-market` (nothing duplicated).
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 import { freeTcpPort } from "../../scripts/lib/ports.mjs";
+import { curl } from "./curl.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 const secret = () => randomBytes(32).toString("base64url");
@@ -21,27 +22,6 @@ let server: WranglerDev;
 let exchange = "";
 
 type Account = { i_account: number; username: string; api_key: string };
-type Reply = { status: number; body: any; headers: string };
-
-/** Runs curl; the reply's status, JSON body and the response headers of every leg. */
-function curl(args: string[]): Promise<Reply> {
-  const headersFile = join(state, `headers-${randomBytes(4).toString("hex")}`);
-  return new Promise((resolve, reject) => {
-    execFile("curl", ["-sS", "-D", headersFile, "-w", "\n%{http_code}", ...args], { encoding: "utf8" }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`curl failed: ${stderr || err.message}`));
-      const cut = stdout.lastIndexOf("\n");
-      const text = stdout.slice(0, cut);
-      const headers = readFileSync(headersFile, "utf8");
-      let body: any = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON: kept as text
-      }
-      resolve({ status: Number(stdout.slice(cut + 1)), body, headers });
-    });
-  });
-}
 
 /** curl --digest -u user:key, form fields with --data-urlencode (POST) or -G (GET). */
 const digest = (
@@ -51,7 +31,7 @@ const digest = (
   form: Record<string, string | number> = {},
   key = account.api_key,
 ) =>
-  curl([
+  curl(state, [
     "--digest",
     "-u",
     `${account.username}:${key}`,
@@ -179,7 +159,7 @@ describe("curl --digest against wrangler dev", () => {
   it("answers a legacy v1 call signed with sha256(controller + api_key + api_login + ts)", async () => {
     const ts = String(Math.floor(Date.now() / 1000));
     const signature = createHash("sha256").update(`balance${buyer.api_key}${buyer.username}${ts}`).digest("hex");
-    const res = await curl([
+    const res = await curl(state, [
       "-X",
       "POST",
       ...["api_login", buyer.username, "ts", ts, "signature", signature, "webapi", "1"].flatMap((v, i, all) =>

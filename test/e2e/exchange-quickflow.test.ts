@@ -2,12 +2,13 @@
 // the demo market), then only `curl --digest` with the demo buyer it prints: countries, the market
 // for destinations on three continents, a purchase with an Idempotency-Key, the eSIM in the list
 // with its QR code, a top-up, and the same purchase retried with its key, charged once.
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { curl } from "./curl.ts";
 import { startNpm, type NpmStart } from "./npm-start.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -15,26 +16,7 @@ const scratch = mkdtempSync(join(tmpdir(), "exchange-quickflow-"));
 let app: NpmStart;
 let base = "";
 
-type Reply = { status: number; body: any; headers: string };
 type Buyer = { username: string; key: string; iAccount: number };
-
-/** One curl run: status, JSON body, response headers (all legs). */
-function curlOnce(args: string[]): Promise<Reply> {
-  const headersFile = join(scratch, `headers-${randomBytes(4).toString("hex")}`);
-  return new Promise((resolve, reject) => {
-    execFile("curl", ["-sS", "-D", headersFile, "-w", "\n%{http_code}", ...args], { encoding: "utf8" }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`curl failed: ${stderr || err.message}`));
-      const cut = stdout.lastIndexOf("\n");
-      let body: any = stdout.slice(0, cut);
-      try {
-        body = JSON.parse(body);
-      } catch {
-        // kept as text
-      }
-      resolve({ status: Number(stdout.slice(cut + 1)), body, headers: readFileSync(headersFile, "utf8") });
-    });
-  });
-}
 
 /** curl --digest as the README writes it; a 429 (the demo buyer's 10 requests a second) is waited out as a client would. */
 async function digest(
@@ -54,7 +36,7 @@ async function digest(
     `${base}/exchange${path}`,
   ];
   for (let attempt = 0; ; attempt++) {
-    const reply = await curlOnce(args);
+    const reply = await curl(scratch, args);
     if (reply.status !== 429 || attempt >= 5) return reply;
     await new Promise((r) => setTimeout(r, 1100));
   }
