@@ -9,6 +9,13 @@ export const Origin = z.enum(["sip", "dialer", "test"]);
 
 export const AdmitRequest = z.object({
   node_id: z.string().min(1).max(64),
+  /** Changes at every start of the node: calls admitted under an earlier boot are ended (node_lost). */
+  boot_id: z.string().min(1).max(64).optional(),
+  /**
+   * The account whose whitelist range holds the source, from the node's copy of the whitelist: the
+   * Worker asks that account's ledger alone. Without it the Worker looks the source up in D1 first.
+   */
+  customer_id: z.uuid().optional(),
   sip_call_id: z.string().min(1).max(256),
   /** Where the INVITE came from: the whitelist decides on it. */
   src_ip: z.string().min(2).max(45),
@@ -45,8 +52,13 @@ export const AdmissionTicket = z.object({
   dialed: z.string(),
   ani: z.string().nullable(),
   destination: DestinationTarget,
-  /** The call is ended on both sides at this length. */
+  /** The call is ended on both sides at this length whatever the credit (the platform's cap). */
   max_call_seconds: z.number().int().positive(),
+  /**
+   * Seconds of talk the account's credit covers so far (a slice, renewed through reports as the
+   * call goes on): the node ends the call when talk reaches it and no report has extended it.
+   */
+  granted_seconds: z.number().int().positive(),
   /** full | record_only | relay_only: whether the node records the media. */
   processing: z.string(),
   sampled: z.boolean(),
@@ -87,7 +99,7 @@ export const LiveLegStats = z.object({
 });
 export type LiveLegStats = z.infer<typeof LiveLegStats>;
 
-// ---- Call events: POST /internal/calls/{call_id}/events ----
+// ---- Call events: POST /internal/calls/report (in batches, see CallReport below) ----
 
 export const SipLogMessage = z.object({
   time_stamp: z.string(),
@@ -158,6 +170,7 @@ export type CallEvent = z.infer<typeof CallEvent>;
 export type EndedEvent = z.infer<typeof EndedEvent>;
 export type TransferEvent = z.infer<typeof TransferEvent>;
 
+/** The answer to one event posted alone (the node's per-call path, replaced by CallReport). */
 export const CallEventResponse = z.object({
   call_id: z.uuid(),
   status: z.string(),
@@ -165,7 +178,48 @@ export const CallEventResponse = z.object({
   charged_amount: z.number().nullable(),
 });
 
-// ---- Media uploads: PUT /internal/calls/{call_id}/media/{name} ----
+/** One event of one call, numbered from 1 per call in the order the node produced them. */
+export const ReportedEvent = z.object({
+  call_id: z.uuid(),
+  customer_id: z.uuid(),
+  seq: z.number().int().positive(),
+  event: CallEvent,
+});
+export type ReportedEvent = z.infer<typeof ReportedEvent>;
+
+/**
+ * POST /internal/calls/report: what a node sends in batches (by count and a short time window), and
+ * as its heartbeat (every few seconds, with `live`). A report renews the node's lease with every
+ * account it names; a node whose lease lapses, or that comes back with a new boot id, has its calls
+ * ended by the ledger (end_reason node_lost). The same report may be sent again (a retry after a
+ * timeout): events are applied once each, by call and seq.
+ */
+export const CallReport = z.object({
+  node_id: z.string().min(1).max(64),
+  boot_id: z.string().min(1).max(64),
+  /** Names the batch in logs; retries of one batch carry the same id. */
+  batch_id: z.string().min(1).max(64),
+  events: z.array(ReportedEvent).max(1000),
+  /** Every call the node carries now (heartbeats): their leases are renewed, their credit topped up. */
+  live: z
+    .array(z.object({ call_id: z.uuid(), customer_id: z.uuid() }))
+    .max(20_000)
+    .optional(),
+});
+export type CallReport = z.infer<typeof CallReport>;
+
+export const CallReportAnswer = z.object({
+  /** Talk seconds covered now, for each live or reported call still up (only grows). */
+  grants: z.array(z.object({ call_id: z.uuid(), granted_seconds: z.number().int().nonnegative() })),
+  /** Calls the ledger has ended (node_lost while the node was cut off, unknown): the node hangs them up. */
+  ended: z.array(z.object({ call_id: z.uuid(), reason: z.string() })),
+});
+export type CallReportAnswer = z.infer<typeof CallReportAnswer>;
+
+// ---- Media uploads: PUT /internal/calls/{call_id}/media/{name}?customer_id=<uuid> ----
+// Call records reach D1 a moment after the ledger has them: an upload for a call the ledger of
+// `customer_id` knows but D1 does not hold yet answers 409 with Retry-After (upload again); an
+// unknown call answers 404 (drop the file).
 
 /**
  * What a node uploads when a call ends: the stereo recording, one capture per media leg, and the
@@ -188,8 +242,8 @@ export const MediaUploadResponse = z.object({ key: z.string(), size: z.number().
 
 export const WhitelistSnapshot = z.object({
   version: z.number().int(),
-  /** Absent when `since` was already the current version. */
-  ranges: z.array(z.object({ start: z.string().length(32), end: z.string().length(32) })).optional(),
+  /** Absent when `since` was already the current version. Ranges of different accounts never overlap. */
+  ranges: z.array(z.object({ start: z.string().length(32), end: z.string().length(32), customer_id: z.uuid().optional() })).optional(),
 });
 export type WhitelistSnapshot = z.infer<typeof WhitelistSnapshot>;
 

@@ -54,6 +54,7 @@ export function ticket(overrides: Partial<AdmissionTicket> = {}): AdmissionTicke
       auth: null,
     },
     max_call_seconds: 3_600,
+    granted_seconds: 3_600,
     processing: "full",
     sampled: false,
     sub_customer: null,

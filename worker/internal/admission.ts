@@ -102,6 +102,7 @@ export async function admitCall(deps: Services, request: AdmitRequest): Promise<
     ani: call.ani ?? null,
     destination,
     max_call_seconds: admission.maxCallSeconds,
+    granted_seconds: admission.maxCallSeconds,
     processing,
     sampled,
     sub_customer: call.subCustomer ?? null,
