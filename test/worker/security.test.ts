@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { as, request } from "./client.ts";
-import { addMember, createAccount, refresh, signInBrowser } from "./fixtures.ts";
+import { addMember, createAccount, makePlatformAdmin, nextSecond, refresh, signInBrowser, uniqueEmail } from "./fixtures.ts";
 
 describe("secrets", () => {
   it("never echo a password, hash, API key secret or refresh token after the creating response", async () => {
@@ -60,5 +60,78 @@ describe("tenancy", () => {
     expect((await a.client.get("/api/auth/api-keys")).body).toEqual([]);
     expect((await a.client.get("/api/customer/ledger")).body.total).toBe(1);
     expect((await as({ token: a.token }).get("/api/auth/me")).body.id).toBe(a.account.id);
+  });
+});
+
+describe("credential management (issue 20, finding 5)", () => {
+  it("refuses an API key: a leaked key mints no key, removes no passkey, invites or resets no member", async () => {
+    const owner = await createAccount();
+    const member = await addMember(owner);
+    const minted = await owner.client.post("/api/auth/api-keys", { name: "script" });
+    const script = as({ apiKey: minted.body.key as string });
+    for (const res of [
+      await script.post("/api/auth/api-keys", { name: "more" }),
+      await script.delete(`/api/auth/api-keys/${minted.body.id}`),
+      await script.get("/api/auth/passkeys"),
+      await script.delete(`/api/auth/passkeys/members/${member.userId}`),
+      await script.post("/api/auth/passkeys/register/begin"),
+      await script.post("/api/customer/users", { email: uniqueEmail("stranger"), name: "Stranger" }),
+      await script.patch(`/api/customer/users/${member.userId}`, { is_active: false }),
+      await script.post(`/api/customer/users/${member.userId}/resend-invite`),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ detail: "portal_session_required" });
+    }
+    const keys = (await owner.client.get("/api/auth/api-keys")).body;
+    expect(keys.map((k: any) => [k.name, k.revoked_at])).toEqual([["script", null]]);
+    expect((await owner.client.get("/api/customer/users")).body.items).toHaveLength(2);
+    expect((await member.client.get("/api/auth/me")).status).toBe(200);
+    // What a script is for still works with it.
+    expect((await script.get("/api/customer/users")).status).toBe(200);
+  });
+});
+
+describe("impersonation (issue 20, finding 6)", () => {
+  async function impersonation() {
+    const admin = await createAccount();
+    await makePlatformAdmin(admin);
+    const customer = await createAccount();
+    const member = await addMember(customer);
+    const started = await admin.client.post("/api/admin/impersonate", { customer_id: customer.account.id });
+    expect(started.status).toBe(200);
+    return { admin, customer, member, acting: as({ token: started.body.access_token as string }) };
+  }
+
+  it("may not invite, reset or deactivate members", async () => {
+    const { customer, member, acting } = await impersonation();
+    for (const res of [
+      await acting.post("/api/customer/users", { email: uniqueEmail("planted"), name: "Planted" }),
+      await acting.post(`/api/customer/users/${member.userId}/resend-invite`),
+      await acting.patch(`/api/customer/users/${member.userId}`, { is_active: false }),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ detail: "impersonation_forbidden" });
+    }
+    expect((await customer.client.get("/api/customer/users")).body.items).toHaveLength(2);
+    expect((await member.client.get("/api/auth/me")).status).toBe(200);
+    expect((await acting.get("/api/customer/users")).status).toBe(200);
+  });
+
+  it("ends when the administrator loses the role, is deactivated or signs out everywhere", async () => {
+    const demoted = await impersonation();
+    expect((await demoted.acting.get("/api/auth/me")).status).toBe(200);
+    await env.DB.prepare("UPDATE customers SET role = 'customer' WHERE id = ?").bind(demoted.admin.account.id).run();
+    expect((await demoted.acting.get("/api/auth/me")).status).toBe(401);
+
+    const deactivated = await impersonation();
+    await env.DB.prepare("UPDATE users SET is_active = 0 WHERE email = ?").bind(deactivated.admin.email).run();
+    expect((await deactivated.acting.get("/api/customer/users")).status).toBe(401);
+
+    const signedOut = await impersonation();
+    nextSecond();
+    expect((await signedOut.admin.client.post("/api/auth/logout-all")).status).toBe(204);
+    expect((await signedOut.acting.get("/api/auth/me")).status).toBe(401);
+    // The customer's own session is not the administrator's to end.
+    expect((await signedOut.customer.client.get("/api/auth/me")).status).toBe(200);
   });
 });

@@ -27,6 +27,11 @@ export function sessionRole(p: Pick<Principal, "customer" | "user" | "impersonat
   return p.customer.role === "admin" && !p.impersonatedBy ? "admin" : "owner";
 }
 
+/** Who acted, as records show it: the user's name (else e-mail), or the administrator behind an impersonation. */
+export function actingLabel(p: Pick<Principal, "user" | "impersonatedBy">): string {
+  return p.impersonatedBy ? `${p.impersonatedBy} (administrator)` : (p.user.name ?? p.user.email);
+}
+
 async function loadUser(db: Db, userId: string, customerId: string) {
   const row = await db
     .select({ user: users, customer: customers })
@@ -52,11 +57,30 @@ export async function fromSignedClaims(
   via: "token" | "media_token",
 ): Promise<Principal | null> {
   const row = await loadUser(db, claims.sub, claims.cid);
-  if (!row) return null;
-  for (const revokedAt of [row.user.sessionsRevokedAt, row.customer.sessionsRevokedAt]) {
-    if (revokedAt && claims.iat < isoToSec(revokedAt)) return null;
-  }
+  if (!row || revokedSince(row, claims.iat)) return null;
+  if (claims.imp && !(await administratorStillActs(db, claims.imp, claims.iat))) return null;
   return { ...row, via, impersonatedBy: claims.imp ?? null };
+}
+
+/** True when a logout-all or password change of the user or the account came after `iatSec`. */
+const revokedSince = (row: { user: UserRow; customer: CustomerRow }, iatSec: number) =>
+  [row.user.sessionsRevokedAt, row.customer.sessionsRevokedAt].some((revokedAt) => revokedAt && iatSec < isoToSec(revokedAt));
+
+/**
+ * An impersonation lasts only while the administrator who started it still may: still an
+ * active owner of an active administrator account, not signed out everywhere since. Checked on
+ * every request, so revoking the administrator ends the impersonations at once.
+ */
+async function administratorStillActs(db: Db, adminEmail: string, iatSec: number): Promise<boolean> {
+  const admin = await db
+    .select({ user: users, customer: customers })
+    .from(users)
+    .innerJoin(customers, eq(customers.id, users.customerId))
+    .where(eq(users.email, adminEmail))
+    .get();
+  if (!admin || !admin.user.isActive || admin.user.role !== "owner") return false;
+  if (admin.customer.role !== "admin" || admin.customer.status !== "active") return false;
+  return !revokedSince(admin, iatSec);
 }
 
 export async function fromApiKey(db: Db, key: string): Promise<Principal | null> {

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticated, ownerOnlyNotImpersonated } from "../auth/access.ts";
+import { authenticated, credentialManagement } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, KeyIdParam } from "../../resources/api-keys.ts";
@@ -21,7 +21,7 @@ const createKeyRoute = createRoute({
   path: "/auth/api-keys",
   tags,
   summary: "Mint an API key; the secret is in this response only",
-  ...ownerOnlyNotImpersonated,
+  ...credentialManagement,
   request: jsonRequest(CreateApiKeySchema),
   responses: { 201: jsonBody(CreatedApiKeySchema, "Minted"), ...errors(401, 403, 422) },
 });
@@ -31,7 +31,7 @@ const revokeRoute = createRoute({
   path: "/auth/api-keys/{key_id}",
   tags,
   summary: "Revoke an API key",
-  ...ownerOnlyNotImpersonated,
+  ...credentialManagement,
   request: { params: KeyIdParam },
   responses: { ...noContent("Revoked"), ...errors(401, 403, 404) },
 });

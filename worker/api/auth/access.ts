@@ -3,7 +3,8 @@
 //   ...signedIn                  BK even while a temporary password awaits its change
 //   ...notImpersonated           BK, never inside an administrator's impersonation
 //   ...ownerOnly                 BKO: the account owner (members get 403 owner_required)
-//   ...ownerOnlyNotImpersonated  both
+//   ...credentialManagement      the owner in person: a portal session (bearer access token, never an
+//                                API key), not inside an impersonation (minting keys, passkeys, members)
 //   ...authenticatedOrRecordingToken  BK, or a recording token in `t` bound to the call in the path
 import type { MiddlewareHandler } from "hono";
 import { verifyMediaToken } from "../../lib/tokens.ts";
@@ -38,6 +39,15 @@ export const forbidImpersonation: MiddlewareHandler<AppEnv> = async (c, next) =>
   await next();
 };
 
+/**
+ * Credentials are managed by a person signed into the portal: an API key (a script's credential,
+ * the one most likely to leak) may not mint keys, remove passkeys or invite and reset members.
+ */
+export const requirePortalSession: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.var.principal.via !== "token") throw new Forbidden("portal_session_required");
+  await next();
+};
+
 /** A member holding a temporary password may only see who they are and change it. */
 export const requirePasswordCurrent: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.var.principal.user.mustChangePassword) throw new Forbidden("password_change_required");
@@ -63,8 +73,8 @@ export const signedIn = { middleware: requireAuth, security };
 export const authenticated = { middleware: [requireAuth, requirePasswordCurrent], security };
 export const notImpersonated = { middleware: [requireAuth, forbidImpersonation], security };
 export const ownerOnly = { middleware: [requireAuth, requirePasswordCurrent, requireOwner], security };
-export const ownerOnlyNotImpersonated = {
-  middleware: [requireAuth, requirePasswordCurrent, requireOwner, forbidImpersonation],
+export const credentialManagement = {
+  middleware: [requireAuth, requirePasswordCurrent, requireOwner, forbidImpersonation, requirePortalSession],
   security,
 };
 export const authenticatedOrRecordingToken = {

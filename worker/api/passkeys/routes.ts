@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ownerOnlyNotImpersonated } from "../auth/access.ts";
+import { credentialManagement } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import {
@@ -20,7 +20,7 @@ import {
 } from "../../services/passkeys.ts";
 
 const tags = ["Passkeys"];
-const access = ownerOnlyNotImpersonated;
+const access = credentialManagement;
 
 const listRoute = createRoute({
   method: "get",

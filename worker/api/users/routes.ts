@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { authenticated, ownerOnly } from "../auth/access.ts";
+import { authenticated, credentialManagement } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { InviteResultSchema, InviteSchema, UpdateUserSchema, UserIdParam, UserListSchema, UserSchema } from "../../resources/users.ts";
@@ -21,7 +21,7 @@ const inviteRoute = createRoute({
   path: "/customer/users",
   tags,
   summary: "Invite a member (a temporary password goes by e-mail)",
-  ...ownerOnly,
+  ...credentialManagement,
   request: jsonRequest(InviteSchema),
   responses: { 201: jsonBody(InviteResultSchema, "Invited"), ...errors(401, 403, 409, 422) },
 });
@@ -31,7 +31,7 @@ const updateRoute = createRoute({
   path: "/customer/users/{user_id}",
   tags,
   summary: "Rename, deactivate or reactivate a member",
-  ...ownerOnly,
+  ...credentialManagement,
   request: { params: UserIdParam, ...jsonRequest(UpdateUserSchema) },
   responses: { 200: jsonBody(UserSchema, "Updated"), ...errors(400, 401, 403, 404, 422) },
 });
@@ -41,7 +41,7 @@ const resendRoute = createRoute({
   path: "/customer/users/{user_id}/resend-invite",
   tags,
   summary: "Send a new temporary password (the old one stops working)",
-  ...ownerOnly,
+  ...credentialManagement,
   request: { params: UserIdParam },
   responses: { 200: jsonBody(InviteResultSchema, "Sent"), ...errors(400, 401, 403, 404) },
 });
