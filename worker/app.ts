@@ -5,6 +5,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as admin from "./api/admin/index.ts";
 import * as apiKeys from "./api/api-keys/index.ts";
+import * as automation from "./api/automation/index.ts";
 import * as auth from "./api/auth/index.ts";
 import * as billing from "./api/billing/index.ts";
 import * as calls from "./api/calls/index.ts";
@@ -42,6 +43,7 @@ const AREAS: { register(api: Api): void }[] = [
   whitelist,
   routing,
   calls,
+  automation,
   docs,
 ];
 

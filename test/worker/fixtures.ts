@@ -5,6 +5,7 @@ import { expect, vi } from "vitest";
 import { loadConfig } from "../../worker/env.ts";
 import { newServices, type Services } from "../../worker/services/context.ts";
 import { fromAccessToken, type Principal } from "../../worker/services/principal.ts";
+import { verdictSinkFor } from "../../worker/services/verdict-listeners.ts";
 import { as, request, type Reply } from "./client.ts";
 
 let counter = 0;
@@ -114,7 +115,10 @@ export function nextSecond(): void {
 
 /** The domain layer as a front door builds it, for tests that call service verbs directly. */
 export function testServices(overrides: Partial<Services> = {}): Services {
-  return { ...newServices(env, loadConfig(env), { origin: "https://shield.test" }), ...overrides };
+  const services: Services = { ...newServices(env, loadConfig(env), { origin: "https://shield.test" }), ...overrides };
+  // The verdict listeners act through the services they are given: these, with the test's edges.
+  if (!overrides.verdicts) services.verdicts = verdictSinkFor(services);
+  return services;
 }
 
 /** The principal of a session's owner, as the access middleware would resolve it. */

@@ -8,10 +8,11 @@ import { describe, expect, it } from "vitest";
 import { addTranscript, giveVerdict } from "./call-record-fixtures.ts";
 import { request, type Reply, type RequestOptions } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
-import { createAccount, uniqueEmail, type Session } from "./fixtures.ts";
+import { createAccount, testServices, uniqueEmail, type Session } from "./fixtures.ts";
 import { addRoutingRule, addWhitelistEntry, v4Block } from "./network-fixtures.ts";
 import { callRow, node } from "./node-client.ts";
 import { SoftwareAuthenticator } from "./software-authenticator.ts";
+import { uniqueAni, verdictEvent } from "./verdict-fixtures.ts";
 
 type OpenApiOperation = {
   security?: Array<Record<string, string[]>>;
@@ -125,7 +126,7 @@ async function recordedCall(owner: Session): Promise<string> {
  * How to make, in the owner's account, the record a path parameter names; `made` holds the
  * records of the parameters before it in the same path.
  */
-const FACTORIES: Record<string, (owner: Session, made: Record<string, string>) => Promise<string>> = {
+const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, path: string) => Promise<string>> = {
   passkey_id: async (owner) => {
     const begin = await owner.client.post("/api/auth/passkeys/register/begin");
     expect(begin.status).toBe(200);
@@ -137,8 +138,20 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>) =
   user_id: async (owner) => created(await owner.client.post("/api/customer/users", { email: uniqueEmail("member") }), "user").user.id,
   dest_id: async (owner) => (await addDestination(owner)).id,
   ip_id: async (owner) => (await addWhitelistEntry(owner, v4Block().cidr)).id,
-  rule_id: async (owner) => (await addRoutingRule(owner, "4930", (await addDestination(owner)).id)).id,
+  // {rule_id} names a routing rule, an automation rule or an alert rule, by the path it is in.
+  rule_id: async (owner, _made, path) => {
+    if (path.startsWith("/automation/"))
+      return created(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), "automation rule").id;
+    return (await addRoutingRule(owner, "4930", (await addDestination(owner)).id)).id;
+  },
+  control_id: async (owner) => {
+    created(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), "automation rule");
+    await testServices().verdicts.deliver(await verdictEvent(owner, { ani: uniqueAni() }));
+    const controls = await owner.client.get("/api/automation/controls");
+    return controls.body.items[0].id;
+  },
   call_id: recordedCall,
+  case_id: async (owner) => created(await owner.client.post("/api/cases", { title: "Tenancy" }), "case").id,
 };
 
 /** A valid body for each operation that takes one, so that only the record's owner decides the answer. */
@@ -148,7 +161,10 @@ const BODIES: Record<string, unknown> = {
   "PATCH /customer/destinations/{dest_id}": { label: "Renamed" },
   "PATCH /customer/ips/{ip_id}": { label: "Renamed" },
   "PATCH /customer/routing-rules/{rule_id}": { label: "Renamed" },
+  "PATCH /automation/rules/{rule_id}": { name: "Renamed" },
   "POST /calls/{call_id}/transfer": { target: "14155550199" },
+  "PATCH /cases/{case_id}": { status: "in_review" },
+  "POST /cases/{case_id}/comments": { body: "Seen before" },
 };
 
 /** What the owner gets other than success for the same request, and why it is not a refusal of the owner. */
@@ -210,7 +226,7 @@ describe("tenancy", () => {
       for (const param of op.params) {
         const factory = FACTORIES[param];
         if (!factory) throw new Error(`no factory for path parameter {${param}} of ${op.name}: add one to FACTORIES`);
-        made[param] = await factory(a, made);
+        made[param] = await factory(a, made, op.path);
       }
       const path = `${base}${fill(op.path, made)}`;
       const body = BODIES[op.name];

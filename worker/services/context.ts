@@ -12,7 +12,8 @@ import type { Analyser } from "../providers/analysis/analyser.ts";
 import { analyserFrom, transcriberFrom } from "../providers/index.ts";
 import { mailSender, type MailSender } from "../providers/mail/mail.ts";
 import type { Transcriber } from "../providers/transcription/transcriber.ts";
-import { listenersSink, type VerdictSink } from "./verdicts.ts";
+import { verdictSinkFor } from "./verdict-listeners.ts";
+import type { VerdictSink } from "./verdicts.ts";
 
 /** What the whitelist needs of the TrunkRegistry; tests may pass a stand-in. */
 export type Registry = {
@@ -59,7 +60,7 @@ export function newServices(env: Bindings, config: Config, options: ServicesOpti
   const db = database(env.DB);
   let registry: Registry | undefined;
   let hub: Hub | undefined;
-  return {
+  const services: Services = {
     db,
     config,
     media: env.MEDIA,
@@ -77,11 +78,13 @@ export function newServices(env: Bindings, config: Config, options: ServicesOpti
     queues: { analysis: env.ANALYSIS_QUEUE },
     transcriber: transcriberFrom(config, env),
     analyserFor: (tier) => analyserFrom(tier, config, env),
-    // The listeners of the next stages (automation, alert rules, the webhook) join this list.
-    verdicts: listenersSink([]),
+    // Set below: the listeners (automation, alert rules, the webhook) act through these same services.
+    verdicts: { deliver: async () => {} },
     origin: options.origin,
     // Without an execution context (a test calling the app directly) the work runs unawaited.
     background:
       options.background ?? ((work) => void work.catch((err: unknown) => console.error("background work failed", describeError(err)))),
   };
+  services.verdicts = verdictSinkFor(services);
+  return services;
 }

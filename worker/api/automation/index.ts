@@ -1,0 +1,2 @@
+// Automation rules and controlled numbers.
+export { registerAutomation as register } from "./routes.ts";
