@@ -25,6 +25,14 @@ export class Limiter extends DurableObject {
     return { allowed: true, count: window.count, retryAfterSec: 0 };
   }
 
+  /** Takes back one counted event of the current window (an attempt counted up front that turned out not to count). */
+  async release(windowSec: number): Promise<void> {
+    const window = await this.current(windowSec);
+    if (window.count === 0) return;
+    window.count -= 1;
+    await this.ctx.storage.put("window", window);
+  }
+
   async reset(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }

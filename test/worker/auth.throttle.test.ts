@@ -118,3 +118,34 @@ describe("signup throttling", () => {
     expect((await login(email, newPassword())).status).toBe(401);
   });
 });
+
+describe("login throttling holds under bursts and IPv6 (issue 20, finding 12)", () => {
+  it("lets no more than 10 wrong passwords for one e-mail through a parallel burst", async () => {
+    const owner = await createAccount();
+    const replies = await Promise.all(Array.from({ length: 30 }, () => login(owner.email, newPassword())));
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    expect((await login(owner.email, owner.password)).status).toBe(429);
+  });
+
+  it("counts every address of one IPv6 /64 as one source", async () => {
+    const replies = [];
+    for (let i = 0; i < 51; i++) {
+      const ip = `2001:db8:20:12:${(i + 1).toString(16)}::${(i * 7 + 1).toString(16)}`;
+      replies.push((await login(uniqueEmail("v6-spray"), newPassword(), ip)).status);
+    }
+    expect(replies.slice(0, 50).every((s) => s === 401)).toBe(true);
+    expect(replies[50]).toBe(429);
+    // The next /64 is another subscriber.
+    const owner = await createAccount();
+    expect((await login(owner.email, owner.password, "2001:db8:20:13::1")).status).toBe(200);
+  });
+
+  it("takes a right password's count back: an office's sign-ins are no failures of its address", async () => {
+    const owner = await createAccount();
+    const ip = "192.0.2.240";
+    for (let i = 0; i < 60; i++) expect((await login(owner.email, owner.password, ip)).status).toBe(200);
+    expect((await login(uniqueEmail("typo"), newPassword(), ip)).status).toBe(401);
+  });
+});

@@ -1,8 +1,19 @@
 // Secrets appear only in the response that creates them; one account never reads another's.
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { checkPassword } from "../../worker/services/auth.ts";
 import { as, request } from "./client.ts";
-import { addMember, createAccount, makePlatformAdmin, nextSecond, refresh, signInBrowser, uniqueEmail } from "./fixtures.ts";
+import {
+  addMember,
+  createAccount,
+  makePlatformAdmin,
+  newPassword,
+  nextSecond,
+  refresh,
+  signInBrowser,
+  testServices,
+  uniqueEmail,
+} from "./fixtures.ts";
 
 describe("secrets", () => {
   it("never echo a password, hash, API key secret or refresh token after the creating response", async () => {
@@ -133,5 +144,24 @@ describe("impersonation (issue 20, finding 6)", () => {
     expect((await signedOut.acting.get("/api/auth/me")).status).toBe(401);
     // The customer's own session is not the administrator's to end.
     expect((await signedOut.customer.client.get("/api/auth/me")).status).toBe(200);
+  });
+});
+
+describe("sign-in timing (issue 20, finding 14)", () => {
+  it("checks an unknown e-mail at the configured PBKDF2 cost, as a real hash is checked", async () => {
+    const base = testServices();
+    const s = testServices({ config: { ...base.config, PASSWORD_PBKDF2_ITERATIONS: 20_000 } });
+    const costs: number[] = [];
+    const deriveBits = crypto.subtle.deriveBits.bind(crypto.subtle);
+    const spy = vi.spyOn(crypto.subtle, "deriveBits").mockImplementation((algorithm, key, length) => {
+      costs.push((algorithm as Pbkdf2Params).iterations);
+      return deriveBits(algorithm, key, length);
+    });
+    try {
+      await expect(checkPassword(s, { email: uniqueEmail("ghost"), password: newPassword() }, "192.0.2.1")).rejects.toThrow();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(costs).toEqual([20_000]);
   });
 });

@@ -69,6 +69,17 @@ describe("POST /api/customer/users", () => {
     expect((await owner.client.get("/api/customer/users")).body.items).toHaveLength(10);
   });
 
+  it("answers a full account 'maximum reached' whatever the e-mail: it cannot probe who is registered", async () => {
+    const owner = await createAccount();
+    const registered = await createAccount();
+    for (let i = 0; i < 9; i++) expect((await owner.client.post("/api/customer/users", { email: uniqueEmail("crew") })).status).toBe(201);
+    for (const email of [registered.email, uniqueEmail("nobody")]) {
+      const res = await owner.client.post("/api/customer/users", { email });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ detail: "Maximum number of users reached" });
+    }
+  });
+
   it("is owner-only", async () => {
     const owner = await createAccount();
     const member = await addMember(owner);

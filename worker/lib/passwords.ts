@@ -32,10 +32,12 @@ export function needsRehash(stored: string, iterations: number): boolean {
 }
 
 /**
- * Verified against when the e-mail is unknown, so an unknown e-mail and a wrong
- * password cost the same time and answer the same way.
+ * Verified against when the e-mail is unknown, so an unknown e-mail and a wrong password cost
+ * the same time and answer the same way: at the configured cost, which real hashes reach at
+ * their next sign-in (a fixed cost would let timing tell the two apart once the cost changes).
  */
-export const DUMMY_HASH = `${SCHEME}$100000$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
+export const dummyHash = (iterations: number) =>
+  `${SCHEME}$${iterations}$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
 
 /** 12 characters minimum, 72 bytes maximum (UTF-8 bytes, so multibyte input counts right). */
 export function passwordProblem(password: string, minLength: number, maxBytes: number): string | null {

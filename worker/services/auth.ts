@@ -5,7 +5,7 @@ import type { Config } from "../env.ts";
 import { isUniqueViolation, type Db } from "../lib/db.ts";
 import { newId } from "../lib/ids.ts";
 import { toMicros } from "../lib/money.ts";
-import { DUMMY_HASH, hashPassword, needsRehash, verifyPassword } from "../lib/passwords.ts";
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from "../lib/passwords.ts";
 import { addDays, nowIso } from "../lib/time.ts";
 import { signAccessToken } from "../lib/tokens.ts";
 import type { LoginRequest, SignupRequest } from "../resources/auth.ts";
@@ -14,7 +14,7 @@ import type { Services } from "./context.ts";
 import { Conflict, Forbidden, InvalidField, Refused, Unauthenticated } from "./errors.ts";
 import { loadPrincipal, type Principal } from "./principal.ts";
 import { familyOf, revokeAccountTokens, revokeUsersTokens } from "./refresh-tokens.ts";
-import { clearWrongPasswords, countWrongPassword } from "./sign-in-throttle.ts";
+import { clearWrongPasswords } from "./sign-in-throttle.ts";
 
 export const DEFAULT_PLAN = "payg";
 export const PILOT_DAYS = 14;
@@ -96,11 +96,9 @@ export async function checkPassword(s: Services, input: LoginRequest, ip: string
     .innerJoin(customers, eq(customers.id, users.customerId))
     .where(eq(users.email, email))
     .get();
-  const valid = await verifyPassword(input.password, found?.user.passwordHash ?? DUMMY_HASH);
-  if (!found || !valid) {
-    await countWrongPassword(s, { ip, email });
-    throw new Unauthenticated("Invalid email or password");
-  }
+  const valid = await verifyPassword(input.password, found?.user.passwordHash ?? dummyHash(config.PASSWORD_PBKDF2_ITERATIONS));
+  // A wrong password was counted when the attempt was admitted (admitLoginAttempt).
+  if (!found || !valid) throw new Unauthenticated("Invalid email or password");
   await clearWrongPasswords(s, { ip, email });
   if (!found.user.isActive) throw new Unauthenticated("Invalid email or password");
   if (found.customer.status === "suspended") throw new Forbidden("Account suspended");

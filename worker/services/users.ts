@@ -54,9 +54,10 @@ async function sendWelcome(s: Services, principal: Principal, email: string, pas
 export async function inviteUser(s: Services, principal: Principal, input: { email: string; name?: string | null }) {
   const { db, config } = s;
   const email = normalizeEmail(input.email);
-  if (await emailTaken(db, email)) throw new Conflict("Email already registered");
+  // Capacity first: a full account must not be able to probe which e-mails are registered.
   const existing = await db.select({ n: count() }).from(users).where(eq(users.customerId, principal.customer.id)).get();
   if ((existing?.n ?? 0) >= MAX_USERS) throw new Conflict("Maximum number of users reached");
+  if (await emailTaken(db, email)) throw new Conflict("Email already registered");
   const password = temporaryPassword();
   const row: UserRow = {
     id: newId(),
