@@ -5,6 +5,7 @@
 // Outcomes cross the RPC boundary as values ({ok: false, reason}), never as exceptions.
 import { DurableObject } from "cloudflare:workers";
 import { reserve, settle, type Reservation, type Terms } from "./call-billing.ts";
+import { createSequences, nextNumber } from "./sequences.ts";
 
 export type LedgerEntry = {
   id: string;
@@ -112,6 +113,8 @@ export const LEDGER_MIGRATIONS: ReadonlyArray<(sql: SqlStorage) => void> = [
         result TEXT NOT NULL
       );
     `),
+  // Per-account case and ticket numbers (sequences.ts).
+  createSequences,
 ];
 
 /** The version the storage is at: how many migration steps have run on it (0 before the first). */
@@ -289,6 +292,11 @@ export class AccountLedger extends DurableObject {
   /** A new billing cycle: included minutes start again. */
   startCycle(): void {
     this.sql.exec("UPDATE state SET cycle_seconds_used = 0 WHERE id = 1");
+  }
+
+  /** The account's next case or ticket number: each handed out once, in order (sequences.ts). */
+  nextNumber(sequence: "case" | "ticket"): number {
+    return this.ctx.storage.transactionSync(() => nextNumber(this.sql, sequence));
   }
 
   /** Newest first. */

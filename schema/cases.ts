@@ -1,24 +1,20 @@
 // Investigation records, optionally about one call, with a comment thread.
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, customerId, id, updatedAt } from "./columns.ts";
+import { CASE_COMMENT_AUTHORS, CASE_SEVERITIES, CASE_STATUSES } from "./enums.ts";
 
 export const cases = sqliteTable(
   "cases",
   {
     id: id(),
     customerId: customerId(),
-    /**
-     * Per-account sequence, allocated in the insert itself
-     * (INSERT … SELECT coalesce(max(case_no), 0) + 1 … WHERE customer_id = ?), which SQLite runs atomically.
-     */
+    /** Per-account sequence, handed out by the account's AccountLedger (durable-objects/sequences.ts). */
     caseNo: integer("case_no").notNull(),
     callId: text("call_id"),
     title: text("title").notNull(),
     description: text("description"),
-    /** open | in_review | resolved | dismissed */
-    status: text("status").notNull().default("open"),
-    /** low | medium | high | critical */
-    severity: text("severity").notNull().default("medium"),
+    status: text("status", { enum: CASE_STATUSES }).notNull().default("open"),
+    severity: text("severity", { enum: CASE_SEVERITIES }).notNull().default("medium"),
     /** Display name of the creator (a user, or the automation that opened it). */
     createdBy: text("created_by"),
     /** A user id of the account. */
@@ -45,8 +41,7 @@ export const caseComments = sqliteTable(
     id: id(),
     customerId: customerId(),
     caseId: text("case_id").notNull(),
-    /** user | system */
-    authorKind: text("author_kind").notNull(),
+    authorKind: text("author_kind", { enum: CASE_COMMENT_AUTHORS }).notNull(),
     authorUserId: text("author_user_id"),
     authorLabel: text("author_label"),
     body: text("body").notNull(),

@@ -16,3 +16,20 @@ export const TRANSFER_MODES = ["platform", "refer"] as const;
 export const MONITOR_STATUSES = ["up", "down", "unknown"] as const;
 
 export type Transport = (typeof TRANSPORTS)[number];
+
+/** Where an investigation stands; any of the four may follow any other. */
+export const CASE_STATUSES = ["open", "in_review", "resolved", "dismissed"] as const;
+export const CASE_SEVERITIES = ["low", "medium", "high", "critical"] as const;
+/** user: written by a user of the account; system: a change the service recorded (status, assignee). */
+export const CASE_COMMENT_AUTHORS = ["user", "system"] as const;
+/** analysis: a dispute of a call's verdict. */
+export const TICKET_KINDS = ["question", "bug", "feature", "analysis", "billing"] as const;
+/** answered is set only by a reply of the service team. */
+export const TICKET_STATUSES = ["open", "answered", "closed"] as const;
+/** customer: a user of the account; support: the service team. */
+export const TICKET_MESSAGE_AUTHORS = ["customer", "support"] as const;
+
+export type CaseStatus = (typeof CASE_STATUSES)[number];
+export type CaseSeverity = (typeof CASE_SEVERITIES)[number];
+export type TicketKind = (typeof TICKET_KINDS)[number];
+export type TicketStatus = (typeof TICKET_STATUSES)[number];

@@ -9,6 +9,7 @@ import * as automation from "./api/automation/index.ts";
 import * as auth from "./api/auth/index.ts";
 import * as billing from "./api/billing/index.ts";
 import * as calls from "./api/calls/index.ts";
+import * as cases from "./api/cases/index.ts";
 import * as catalogue from "./api/catalogue/index.ts";
 import type { Api, AppEnv } from "./api/context.ts";
 import * as destinations from "./api/destinations/index.ts";
@@ -43,6 +44,7 @@ const AREAS: { register(api: Api): void }[] = [
   whitelist,
   routing,
   calls,
+  cases,
   automation,
   docs,
 ];

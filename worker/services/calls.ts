@@ -1,6 +1,8 @@
 // The call record as the API shows it, and what a customer can do to a call that is up.
 // The list and its filters are in call-search.ts; the verdict, transcript and ladder in call-records.ts.
+import { and, eq } from "drizzle-orm";
 import { calls } from "../../schema/calls.ts";
+import { cases } from "../../schema/cases.ts";
 import { toUsd } from "../lib/money.ts";
 import { nowIso } from "../lib/time.ts";
 import { analysisOut, callOfAccount, newestAnalysis, newestTranscriptMeta, transcriptMetaOut, type VerdictExtras } from "./call-records.ts";
@@ -98,14 +100,21 @@ export function callOut(row: CallRow, verdict: VerdictExtras | null = null) {
 /** GET /calls/{id}: the record, its current verdict in full, the newest transcript's description. */
 export async function getCall(s: Services, principal: Principal, callId: string) {
   const row = await callOfAccount(s, principal, callId);
-  const [analysis, transcript] = await Promise.all([newestAnalysis(s.db, row), newestTranscriptMeta(s.db, row)]);
+  const [analysis, transcript, investigation] = await Promise.all([
+    newestAnalysis(s.db, row),
+    newestTranscriptMeta(s.db, row),
+    s.db
+      .select({ id: cases.id })
+      .from(cases)
+      .where(and(eq(cases.customerId, row.customerId), eq(cases.callId, row.id)))
+      .get(),
+  ]);
   return {
     ...callOut(row, analysis),
     analysis: analysis ? analysisOut(analysis) : null,
     recording_pcap_paths: row.recordingPcapPaths,
     captured_headers: row.capturedHeaders,
-    // Cases arrive with their own issue; until then no call has one.
-    case_id: null,
+    case_id: investigation?.id ?? null,
     routed_to_label: row.routedDestinationLabel,
     transcript: transcript ? transcriptMetaOut(transcript) : null,
     transcript_summary: row.transcriptSummary,
