@@ -154,7 +154,7 @@ describe("sign-in timing (issue 20, finding 14)", () => {
     const costs: number[] = [];
     const deriveBits = crypto.subtle.deriveBits.bind(crypto.subtle);
     const spy = vi.spyOn(crypto.subtle, "deriveBits").mockImplementation((algorithm, key, length) => {
-      costs.push((algorithm as Pbkdf2Params).iterations);
+      costs.push((algorithm as { iterations: number }).iterations);
       return deriveBits(algorithm, key, length);
     });
     try {
