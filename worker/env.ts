@@ -55,7 +55,7 @@ const ConfigSchema = z.object({
   CALL_EXPORT_WINDOW_SEC: int(1).default(600),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
-  /** WebAuthn relying party; by default the host and origin the request came to. */
+  /** WebAuthn relying party (host name and https origin of the portal); required except on loopback (`npm start`). */
   WEBAUTHN_RP_ID: z.string().optional(),
   WEBAUTHN_ORIGIN: z.string().optional(),
   WEBAUTHN_RP_NAME: z.string().default("Call Shield"),

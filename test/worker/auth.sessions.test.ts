@@ -13,7 +13,7 @@ describe("refresh cookie", () => {
       headers: { "X-Client": "web" },
     });
     const header = res.headers.get("set-cookie")!;
-    expect(header).toMatch(/^shield_refresh=[A-Za-z0-9_-]{43};/);
+    expect(header).toMatch(/^__Secure-shield_refresh=[A-Za-z0-9_-]{43};/);
     expect(header).toMatch(/HttpOnly/);
     expect(header).toMatch(/Secure/);
     expect(header).toMatch(/SameSite=Strict/);
@@ -94,8 +94,34 @@ describe("POST /api/auth/refresh", () => {
     expect((await refresh(current)).status).toBe(401);
   });
 
+  it("answers the grace case once: a rotated token sent again and again mints one access token (issue 20, finding 15)", async () => {
+    const owner = await createAccount();
+    const { cookie } = await signInBrowser(owner.email, owner.password);
+    const rotated = await refresh(cookie);
+    expect(rotated.status).toBe(200);
+    const replies = [];
+    for (let i = 0; i < 5; i++) replies.push((await refresh(cookie)).status);
+    expect(replies).toEqual([200, 401, 401, 401, 401]);
+    // The browser holding the current token keeps its session.
+    expect((await refresh(refreshCookie(rotated)!)).status).toBe(200);
+  });
+
+  it("sets the refresh cookie under the __Secure- prefix, Secure and HttpOnly (issue 20, finding 15)", async () => {
+    const owner = await createAccount();
+    const res = await request("POST", "/api/auth/login", {
+      body: { email: owner.email, password: owner.password },
+      headers: { "X-Client": "web" },
+    });
+    const header = res.headers.get("set-cookie") ?? "";
+    expect(header).toMatch(/^__Secure-shield_refresh=/);
+    expect(header).toMatch(/; Secure/);
+    expect(header).toMatch(/; HttpOnly/);
+    // The unprefixed name, which a non-secure origin can plant, is not read.
+    expect((await refresh(refreshCookie(res)!.replace("__Secure-", ""))).status).toBe(401);
+  });
+
   it("refuses an unknown or tampered cookie", async () => {
-    expect((await refresh(`shield_refresh=${"x".repeat(43)}`)).status).toBe(401);
+    expect((await refresh(`__Secure-shield_refresh=${"x".repeat(43)}`)).status).toBe(401);
   });
 });
 
@@ -106,7 +132,7 @@ describe("POST /api/auth/logout", () => {
     const other = await signInBrowser(owner.email, owner.password);
     const res = await request("POST", "/api/auth/logout", { headers: { Cookie: cookie, "X-Requested-With": "XMLHttpRequest" } });
     expect(res.status).toBe(204);
-    expect(res.headers.get("set-cookie")).toMatch(/shield_refresh=;.*Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/__Secure-shield_refresh=;.*Max-Age=0/);
     expect((await refresh(cookie)).status).toBe(401);
     expect((await refresh(other.cookie)).status).toBe(200);
     expect((await as({ token }).get("/api/auth/me")).status).toBe(200);

@@ -1,6 +1,8 @@
 // Spec rules 1, 2, 8 and 10: passkeys as the second factor, with real WebAuthn payloads
 // from a software authenticator.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { newApp } from "../../worker/app.ts";
 import { as, request } from "./client.ts";
 import { addMember, createAccount, makePlatformAdmin, refreshCookie, type Session } from "./fixtures.ts";
 import { SoftwareAuthenticator } from "./software-authenticator.ts";
@@ -236,5 +238,32 @@ describe("managing passkeys", () => {
     expect((await acting.post("/api/auth/passkeys/register/begin")).body).toEqual({ detail: "impersonation_forbidden" });
     const stranger = await createAccount();
     expect((await stranger.client.patch(`/api/auth/passkeys/${created.id}`, { name: "mine" })).status).toBe(404);
+  });
+});
+
+describe("the relying party (issue 20, finding 16)", () => {
+  const begin = (bindings: Record<string, unknown>, origin: string, token: string) =>
+    newApp().request(
+      `${origin}/api/auth/passkeys/register/begin`,
+      { method: "POST", headers: { Authorization: `Bearer ${token}`, "CF-Connecting-IP": "192.0.2.16" } },
+      bindings,
+    );
+
+  it("is the configured one, whatever Host the request came to", async () => {
+    const owner = await createAccount();
+    const res = await begin(env, "https://attacker.example", owner.token);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).options.rp).toMatchObject({ id: "api.test" });
+  });
+
+  it("is not taken from a public Host when unconfigured (503), only from loopback", async () => {
+    const owner = await createAccount();
+    const unpinned = { ...env, WEBAUTHN_RP_ID: undefined, WEBAUTHN_ORIGIN: undefined };
+    const pub = await begin(unpinned, "https://attacker.example", owner.token);
+    expect(pub.status).toBe(503);
+    expect(await pub.json()).toEqual({ detail: "passkeys_not_configured" });
+    const local = await begin(unpinned, "http://127.0.0.1:8787", owner.token);
+    expect(local.status).toBe(200);
+    expect(((await local.json()) as any).options.rp).toMatchObject({ id: "127.0.0.1" });
   });
 });

@@ -1,6 +1,6 @@
-// Browser sessions: opaque refresh tokens in the shield_refresh cookie, stored only as
+// Browser sessions: opaque refresh tokens in the __Secure-shield_refresh cookie, stored only as
 // SHA-256 hashes, rotated on every use and grouped in families (one family per sign-in).
-// A token rotated less than 30 s ago (a second tab refreshing at once) is answered from the
+// A token rotated less than 30 s ago (a second tab refreshing at once) is answered once from the
 // family's current token; an older replay means the token leaked: the family is revoked.
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { customers, refreshTokens, users } from "../../schema/identity.ts";
@@ -11,8 +11,10 @@ import { addDays, nowIso } from "../lib/time.ts";
 import type { Services } from "./context.ts";
 import { Unauthenticated } from "./errors.ts";
 import type { Principal } from "./principal.ts";
+import { spend } from "./spent-tokens.ts";
 
-export const REFRESH_COOKIE = "shield_refresh";
+/** The spec's shield_refresh behind the __Secure- prefix: a browser takes it only from an https origin, with Secure. */
+export const REFRESH_COOKIE = "__Secure-shield_refresh";
 export const REFRESH_GRACE_SEC = 30;
 
 async function insertToken(deps: Services, familyId: string, principal: Principal): Promise<string> {
@@ -64,9 +66,14 @@ export async function rotate(deps: Services, token: string): Promise<Rotation> {
   if (claimed.length === 1) return { principal, familyId, nextToken: await insertToken(deps, familyId, principal) };
 
   const rotatedAt = found.token.rotatedAt ?? now;
-  if (Date.parse(now) - Date.parse(rotatedAt) < REFRESH_GRACE_SEC * 1000) {
-    // The browser already holds the family's current token from the first answer.
-    return { principal, familyId, nextToken: null };
+  const graceEndsMs = Date.parse(rotatedAt) + REFRESH_GRACE_SEC * 1000;
+  if (Date.parse(now) < graceEndsMs) {
+    // The browser already holds the family's current token from the first answer. The grace
+    // answers once: a token sent again and again within it must not mint access tokens each time.
+    if (await spend(deps.db, `refresh-grace:${found.token.id}`, Math.ceil(graceEndsMs / 1000))) {
+      return { principal, familyId, nextToken: null };
+    }
+    throw new Unauthenticated();
   }
   await revokeFamily(deps.db, familyId);
   throw new Unauthenticated();

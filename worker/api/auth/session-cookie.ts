@@ -1,5 +1,5 @@
 // A session over HTTP: the access token in the body and, for a browser (header X-Client: web),
-// a refresh family in the shield_refresh cookie.
+// a refresh family in the __Secure-shield_refresh cookie.
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { tokenResponse } from "../../services/auth.ts";
