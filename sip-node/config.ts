@@ -36,6 +36,10 @@ const SipNodeConfigSchema = z
     RTP_HOLD_TIMEOUT_SECONDS: z.coerce.number().min(1).max(86_400).default(7200),
     /** Where recordings and captures are written until the Worker has them; one node's alone. */
     MEDIA_SPOOL_DIR: z.string().min(1).optional(),
+    /** How often the node renews its lease with the call ledger (a report naming every call it carries). */
+    NODE_HEARTBEAT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
+    /** On SIGTERM, how long calls up may go on before the node ends them (end_reason node_drain). */
+    NODE_DRAIN_SECONDS: z.coerce.number().min(0).max(86_400).default(30),
   })
   .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
     message: "RTP_PORT_MIN must be below RTP_PORT_MAX",
@@ -51,6 +55,8 @@ export type SipNodeConfig = {
   logLevel: "debug" | "info" | "warn" | "error";
   noAnswerSeconds: number;
   callsPerSecondPerSource: number;
+  heartbeatSeconds: number;
+  drainSeconds: number;
   tls: { ca?: string; verify: boolean };
 };
 
@@ -79,6 +85,8 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
     logLevel: c.LOG_LEVEL,
     noAnswerSeconds: c.NO_ANSWER_SECONDS,
     callsPerSecondPerSource: c.CALLS_PER_SECOND_PER_SOURCE,
+    heartbeatSeconds: c.NODE_HEARTBEAT_SECONDS,
+    drainSeconds: c.NODE_DRAIN_SECONDS,
     tls: { ...(c.SIP_TLS_CA_FILE ? { ca: readFileSync(c.SIP_TLS_CA_FILE, "utf8") } : {}), verify: c.SIP_TLS_VERIFY === "true" },
   };
 }

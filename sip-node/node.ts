@@ -1,7 +1,11 @@
 // Assembles a SIP node: transport, transaction layer, B2BUA, the whitelist copy and its
-// refresh loop. main.ts runs one from the environment; tests start one in-process.
+// refresh loop, the call reporter to the Worker's call ledger. main.ts runs one from the
+// environment; tests start one in-process.
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { B2bua } from "./b2bua/b2bua.ts";
 import type { SipNodeConfig } from "./config.ts";
+import { CallReporter } from "./control/call-reporter.ts";
 import { HubSocket } from "./control/hub-socket.ts";
 import { WhitelistFilter } from "./control/whitelist.ts";
 import { MediaEngine } from "./media/engine.ts";
@@ -20,9 +24,21 @@ export type SipNode = {
   monitor: DestinationMonitor;
   layer: TransactionLayer;
   whitelist: WhitelistFilter;
+  reporter: CallReporter;
+  /** This run of the node: a new one at every start. */
+  bootId: string;
   port: number;
+  /**
+   * Stops gracefully (SIGTERM): new calls get 503 with Retry-After, calls up may go on for the
+   * drain time and are then ended (node_drain), their reports and media are sent (a bounded
+   * wait), and the node stops.
+   */
+  drain(drainSeconds?: number): Promise<void>;
   stop(): Promise<void>;
 };
+
+/** After the drain, how long the node waits for the last reports and uploads before it stops anyway. */
+const DRAIN_FLUSH_MS = 10_000;
 
 export async function startSipNode(
   config: SipNodeConfig,
@@ -30,6 +46,7 @@ export async function startSipNode(
 ): Promise<SipNode> {
   const log = (message: string) => console.error(`[sip-node ${config.nodeId}] ${message}`);
   const worker = workerClient(config.worker);
+  const bootId = randomUUID();
   const whitelist = new WhitelistFilter();
   await whitelist.refresh(worker);
   const udp = await UdpTransport.bind(config.sip.bind, config.sip.port, config.sip.publicAddress);
@@ -39,8 +56,20 @@ export async function startSipNode(
   const transport = new TransportSet(udp, { tcp, tls });
   const media = new MediaEngine({ ...config.media, publicAddress: config.sip.publicAddress }, worker, log);
   media.uploadLeftovers().catch((err: unknown) => log(`spooled media from an earlier run: ${String(err)}`));
-  const b2bua = new B2bua({
+  const reporter: CallReporter = new CallReporter({
     worker,
+    nodeId: config.nodeId,
+    bootId,
+    journalPath: join(config.media.spoolDir, "call-reports.journal"),
+    heartbeatMs: config.heartbeatSeconds * 1000,
+    live: () => b2bua.liveCalls(),
+    onAnswer: (answer) => b2bua.applyReportAnswer(answer),
+    log,
+  });
+  const b2bua: B2bua = new B2bua({
+    worker,
+    reporter,
+    bootId,
     media,
     whitelist,
     nodeId: config.nodeId,
@@ -77,9 +106,37 @@ export async function startSipNode(
   };
   const hub = new HubSocket(config, commands, log);
 
+  reporter.start();
+
   const poll = setInterval(() => {
     whitelist.refresh(worker).catch((err: unknown) => log(`whitelist refresh failed: ${String(err)}`));
   }, options.whitelistPollMs ?? 2_000);
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      clearInterval(poll);
+      monitor.stop();
+      media.stop();
+      reporter.stop();
+      hub.close();
+      await layer.close();
+    })());
+  let draining: Promise<void> | null = null;
+  const drain = (drainSeconds = config.drainSeconds) =>
+    (draining ??= (async () => {
+      b2bua.stopTakingCalls(Math.max(drainSeconds, 1));
+      log(`draining: no new calls; ${b2bua.activeCalls} call(s) up may go on for ${drainSeconds} s`);
+      const deadline = Date.now() + drainSeconds * 1000;
+      while (b2bua.activeCalls > 0 && Date.now() < deadline) await pause(Math.min(100, deadline - Date.now()));
+      if (b2bua.activeCalls > 0) {
+        log(`drain time over: ending ${b2bua.activeCalls} call(s)`);
+        b2bua.hangUpAll("node_drain");
+      }
+      const flushBy = Date.now() + DRAIN_FLUSH_MS;
+      await b2bua.settled(DRAIN_FLUSH_MS);
+      if (!(await reporter.flush(Math.max(0, flushBy - Date.now())))) log(`stopped with ${reporter.backlog} call event(s) unsent`);
+      await stop();
+    })());
   return {
     b2bua,
     media,
@@ -87,13 +144,12 @@ export async function startSipNode(
     monitor,
     layer,
     whitelist,
+    reporter,
+    bootId,
     port: transport.local.port,
-    async stop() {
-      clearInterval(poll);
-      monitor.stop();
-      media.stop();
-      hub.close();
-      await layer.close();
-    },
+    drain,
+    stop,
   };
 }
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

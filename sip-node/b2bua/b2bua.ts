@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import type { CallReportAnswer } from "../../schema/node-api.ts";
+import type { CallReporter, LiveCall } from "../control/call-reporter.ts";
 import type { WhitelistFilter } from "../control/whitelist.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
@@ -21,6 +23,9 @@ import { SourceThrottle } from "./source-throttle.ts";
 
 export type B2buaOptions = {
   worker: WorkerClient;
+  reporter: Pick<CallReporter, "report">;
+  /** This run of the node, sent with each admission. */
+  bootId: string;
   media: MediaEngine;
   whitelist: WhitelistFilter;
   nodeId: string;
@@ -43,6 +48,10 @@ export class B2bua implements TransactionUser {
   private readonly sessions = new Set<CallSession>();
   private readonly dns = new Map<string, Promise<string>>();
   private readonly throttle: SourceThrottle;
+  /** Set while the node drains: new calls are refused with 503 and this Retry-After. */
+  private drainRetryAfter: number | null = null;
+  /** What ended calls still do (reports, uploads), for a drain to wait on. */
+  private readonly work = new Set<Promise<unknown>>();
 
   constructor(options: B2buaOptions) {
     this.options = options;
@@ -75,6 +84,45 @@ export class B2bua implements TransactionUser {
     const session = this.sessionOf(callId);
     if (!session) throw new Error("this node does not carry that call");
     return session.transfer(target, mode);
+  }
+
+  /** Every admitted call this node carries now, with its account (the heartbeat's `live`). */
+  liveCalls(): LiveCall[] {
+    const live: LiveCall[] = [];
+    for (const { ticket } of this.sessions) if (ticket) live.push({ call_id: ticket.call_id, customer_id: ticket.customer_id });
+    return live;
+  }
+
+  /** The call ledger's answer to a report: grants extend calls' talk time, ended calls are hung up. */
+  applyReportAnswer(answer: CallReportAnswer): void {
+    if (answer.grants.length === 0 && answer.ended.length === 0) return;
+    const byCallId = new Map<string, CallSession>();
+    for (const session of this.sessions) if (session.ticket) byCallId.set(session.ticket.call_id, session);
+    for (const { call_id, granted_seconds } of answer.grants) byCallId.get(call_id)?.grant(granted_seconds);
+    for (const { call_id, reason } of answer.ended) byCallId.get(call_id)?.hangUp(reason);
+  }
+
+  /** From now on every new call is refused with 503 and Retry-After (the peer's other routes take it). */
+  stopTakingCalls(retryAfterSeconds: number): void {
+    this.drainRetryAfter = Math.max(1, Math.round(retryAfterSeconds));
+  }
+
+  /** Ends every call up now from the platform's side. */
+  hangUpAll(reason: string): void {
+    for (const session of [...this.sessions]) session.hangUp(reason);
+  }
+
+  /** Resolves when what ended calls still do (their reports, uploads) is done, or after `timeoutMs`. */
+  async settled(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.work.size > 0 && Date.now() < deadline) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.work]),
+        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
+      ]);
+      clearTimeout(timer);
+    }
   }
 
   private sessionOf(callId: string): CallSession | undefined {
@@ -113,6 +161,7 @@ export class B2bua implements TransactionUser {
     // Nobody outside the whitelist hears anything from us.
     if (!this.options.whitelist.contains(from.address)) return tx.terminate();
     if (request.method === "INVITE" && !toTag) {
+      if (this.drainRetryAfter !== null) return this.refuseOverload(request, tx, this.drainRetryAfter);
       if (!this.throttle.allow(from.address)) return this.refuseOverload(request, tx);
       const session = new CallSession(this.host(), request, tx, from);
       this.sessions.add(session);
@@ -125,9 +174,9 @@ export class B2bua implements TransactionUser {
   }
 
   /** 503 with Retry-After (RFC 3261 §21.5.4): the peer's other routes can take the call. */
-  private refuseOverload(request: SipRequest, tx: ServerTransaction): void {
+  private refuseOverload(request: SipRequest, tx: ServerTransaction, retryAfterSeconds = 1): void {
     const response = responseTo(request, 503, reasonPhrase(503), randomBytes(8).toString("hex"));
-    response.headers.push(["Retry-After", "1"]);
+    response.headers.push(["Retry-After", String(retryAfterSeconds)]);
     tx.respond(response);
   }
 
@@ -166,6 +215,13 @@ export class B2bua implements TransactionUser {
     return {
       layer: this.layer,
       worker: this.options.worker,
+      reporter: this.options.reporter,
+      bootId: this.options.bootId,
+      accountOf: (address) => this.options.whitelist.accountOf(address),
+      track: (work) => {
+        this.work.add(work);
+        void work.finally(() => this.work.delete(work)).catch(() => {});
+      },
       media: this.options.media,
       nodeId: this.options.nodeId,
       noAnswerMs: this.options.noAnswerSeconds * 1000,

@@ -1,14 +1,14 @@
 // The call as the Worker hears of it: the ladder of both legs' messages, the moments that time
-// it (received, ringing, answered), and its events, posted in order to the Worker (answered,
-// transfer, and ended with the ladder and the media summary).
+// it (received, ringing, answered), and its events, handed in order to the node's call reporter
+// (answered, transfer, and ended with the ladder and the media summary), which batches them to
+// the Worker's call ledger.
 import type { CallEvent, SipLogMessage } from "../../schema/node-api.ts";
-import type { WorkerClient } from "../control/worker-client.ts";
+import type { CallReporter } from "../control/call-reporter.ts";
 import type { MediaSummary } from "../media/relay.ts";
 import { header } from "../sip/headers.ts";
 import type { SipMessage } from "../sip/message.ts";
 import { parseCSeq } from "../sip/parser.ts";
 import { q850Of } from "./causes.ts";
-import { callLog, type CallLog, type LogSink } from "./call-log.ts";
 
 export type HangupBy = "caller" | "callee" | "platform";
 type Address = { address: string; port: number };
@@ -18,27 +18,22 @@ const MAX_LADDER = 200;
 
 export class CallReport {
   readonly receivedAt = Date.now();
-  private readonly worker: Pick<WorkerClient, "event">;
-  private readonly sink: LogSink;
-  /** The Worker's id of the call, from its admission on: nothing is posted before. */
-  private callId: string | null = null;
-  private log: CallLog | null = null;
+  private readonly reporter: Pick<CallReporter, "report">;
+  /** The Worker's id of the call and its account, from its admission on: nothing is reported before. */
+  private admission: { callId: string; customerId: string } | null = null;
   private ringingAt: number | null = null;
   private answeredAt: number | null = null;
   private earlyMedia = false;
   private codec: string | null = null;
   private readonly ladder: SipLogMessage[] = [];
-  private reports: Promise<void> = Promise.resolve();
 
-  constructor(worker: Pick<WorkerClient, "event">, sink: LogSink) {
-    this.worker = worker;
-    this.sink = sink;
+  constructor(reporter: Pick<CallReporter, "report">) {
+    this.reporter = reporter;
   }
 
-  /** The Worker admitted the call as `callId`: events may be posted from now on. */
-  admitted(callId: string): void {
-    this.callId = callId;
-    this.log = callLog(callId, this.sink);
+  /** The Worker admitted the call as `callId` for `customerId`: events are reported from now on. */
+  admitted(callId: string, customerId: string): void {
+    this.admission = { callId, customerId };
   }
 
   /** One message of either leg, for the call's ladder (the first MAX_LADDER). */
@@ -57,17 +52,17 @@ export class CallReport {
   answered(codec: string | null): void {
     this.answeredAt = Date.now();
     this.codec = codec;
-    void this.post({ type: "answered", at: new Date(this.answeredAt).toISOString(), codec });
+    this.post({ type: "answered", at: new Date(this.answeredAt).toISOString(), codec });
   }
 
   transfer({ target, mode, status, code }: TransferReport): void {
-    void this.post({ type: "transfer", at: new Date().toISOString(), target, mode, status, code });
+    this.post({ type: "transfer", at: new Date().toISOString(), target, mode, status, code });
   }
 
   /** The end of the call; `status` is the caller's final answer of a call that was never answered. */
-  ended(endedAt: Date, hangupBy: HangupBy, reason: string | null, status: number, media: MediaSummary | null): Promise<void> {
+  ended(endedAt: Date, hangupBy: HangupBy, reason: string | null, status: number, media: MediaSummary | null): void {
     const finalStatus = this.answeredAt ? 200 : status;
-    return this.post({
+    this.post({
       type: "ended",
       at: endedAt.toISOString(),
       answered_at: this.answeredAt ? new Date(this.answeredAt).toISOString() : null,
@@ -91,17 +86,10 @@ export class CallReport {
     });
   }
 
-  /** Posts an event after the ones before it have been answered, so the Worker sees them in order. */
-  private post(event: CallEvent): Promise<void> {
-    const callId = this.callId;
-    if (!callId) return Promise.resolve();
-    this.reports = this.reports.then(() =>
-      this.worker.event(callId, event).then(
-        () => {},
-        (err: unknown) => this.log?.warn(`event ${event.type}: ${String(err)}`),
-      ),
-    );
-    return this.reports;
+  /** Hands an event to the reporter, which numbers it after the call's earlier ones. */
+  private post(event: CallEvent): void {
+    if (!this.admission) return;
+    this.reporter.report(this.admission.callId, this.admission.customerId, event);
   }
 }
 

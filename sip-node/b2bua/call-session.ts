@@ -1,8 +1,9 @@
 // One call through the B2BUA, as the B2BUA sees it: the caller's INVITE starts it, the
 // messages of its two dialogs are handed to it, and the Worker's commands (hang up, transfer,
-// live stats) reach it here. The call itself lives in Call and its parts: CallSetup (the INVITE
-// pipeline), CallDialog (in-dialog requests), CallTransfer and CallReport.
+// live stats, credit grants) reach it here. The call itself lives in Call and its parts: CallSetup
+// (the INVITE pipeline), CallDialog (in-dialog requests), CallTransfer, CallReport and CallCredit.
 import type { AdmissionTicket } from "../../schema/node-api.ts";
+import type { CallReporter } from "../control/call-reporter.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
 import { header } from "../sip/headers.ts";
@@ -14,7 +15,15 @@ import { Call } from "./call.ts";
 /** What a call needs of the node: the B2BUA in production, an in-memory stand-in in tests. */
 export type SessionHost = {
   layer: Pick<TransactionLayer, "timers" | "sendRequest" | "sendStateless">;
-  worker: Pick<WorkerClient, "admit" | "event">;
+  worker: Pick<WorkerClient, "admit">;
+  /** Takes the call's events, numbered and batched to the Worker's call ledger. */
+  reporter: Pick<CallReporter, "report">;
+  /** This run of the node (a new one at every start), sent with each admission. */
+  bootId: string;
+  /** The account whose whitelist range holds a source address (the node's copy of the whitelist). */
+  accountOf(address: string): string | undefined;
+  /** Work a call still does after its end (reporting, uploads): a draining node waits for it. */
+  track(work: Promise<unknown>): void;
   media: Pick<MediaEngine, "open" | "watch" | "close" | "upload" | "openSipLog">;
   nodeId: string;
   noAnswerMs: number;
@@ -80,6 +89,11 @@ export class CallSession {
   /** Ends the call from the platform's side (a hang-up command, a limit). */
   hangUp(reason: string): void {
     this.call.hangUp(reason);
+  }
+
+  /** The call ledger's grant: talk seconds the credit covers now (only a larger one counts). */
+  grant(seconds: number): void {
+    this.call.credit.grant(seconds);
   }
 
   /** Live media of the call for the inspector. */

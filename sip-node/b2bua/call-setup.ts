@@ -48,6 +48,8 @@ export class CallSetup {
     const admission = await host.worker
       .admit({
         node_id: host.nodeId,
+        boot_id: host.bootId,
+        ...withAccount(host.accountOf(call.caller.address)),
         sip_call_id: call.a.callId,
         src_ip: call.caller.address,
         src_port: call.caller.port,
@@ -180,6 +182,7 @@ export class CallSetup {
     }
     call.state = "confirmed";
     call.report.answered(answerCodec(response.body));
+    call.credit.answered();
     call.host.media.watch(call.relay!, () => call.hangUp("media_timeout"));
     const ok = call.responseToA(200, "OK", call.anchor("b", response.body), header(response, "Content-Type"));
     call.inviteTx.respond(ok);
@@ -221,6 +224,8 @@ export class CallSetup {
     call.send(cancel, b.endpoint, () => {});
   }
 }
+
+const withAccount = (customerId: string | undefined) => (customerId ? { customer_id: customerId } : {});
 
 /** The voice codec of the callee's SDP (the answer, or its offer in a late offer), for the report. */
 function answerCodec(body: Uint8Array): string | null {

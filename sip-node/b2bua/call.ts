@@ -3,8 +3,9 @@
 // timers; and what every part does with them: requests and responses on either leg, SDP bodies
 // anchored at the relay, and the end of the call. The parts: CallSetup (admission, dialling,
 // answer, CANCEL), CallDialog (in-dialog requests, BYE, ACKs), CallTransfer (REFER, bridging),
-// CallReport (the ladder and the events posted to the Worker) and CallSipLog (every message of
-// the call, written to its sip-log.jsonl and handed over after the end).
+// CallReport (the ladder and the events reported to the Worker), CallCredit (the talk time the
+// credit covers) and CallSipLog (every message of the call, written to its sip-log.jsonl and
+// handed over after the end).
 import { randomBytes } from "node:crypto";
 import type { AdmissionTicket } from "../../schema/node-api.ts";
 import type { MediaRelay, MediaSummary, Side } from "../media/relay.ts";
@@ -15,6 +16,7 @@ import { BRANCH_MAGIC, responseTo, type ServerTransaction } from "../sip/transac
 import type { Endpoint } from "../sip/transport.ts";
 import { reasonPhrase } from "./causes.ts";
 import { callLog, type CallLog } from "./call-log.ts";
+import { CallCredit } from "./call-credit.ts";
 import { CallDialog } from "./call-dialog.ts";
 import { CallReport, type HangupBy } from "./call-report.ts";
 import type { CallSession, Leg, SessionHost } from "./call-session.ts";
@@ -50,6 +52,7 @@ export class Call {
   readonly inviteTx: ServerTransaction;
   readonly caller: Endpoint;
   readonly report: CallReport;
+  readonly credit: CallCredit;
   readonly sipLog: CallSipLog;
   readonly setup: CallSetup;
   readonly dialog: CallDialog;
@@ -78,7 +81,8 @@ export class Call {
     this.inviteTx = inviteTx;
     this.caller = caller;
     this.log = callLog(header(invite, "Call-ID") ?? "", host.log);
-    this.report = new CallReport(host.worker, host.log);
+    this.report = new CallReport(host.reporter);
+    this.credit = new CallCredit(this);
     this.sipLog = new CallSipLog(host.local);
     this.setup = new CallSetup(this);
     this.dialog = new CallDialog(this);
@@ -89,7 +93,8 @@ export class Call {
   admitted(ticket: AdmissionTicket): void {
     this.ticket = ticket;
     this.log = callLog(ticket.call_id, this.host.log);
-    this.report.admitted(ticket.call_id);
+    this.report.admitted(ticket.call_id, ticket.customer_id);
+    this.credit.grant(ticket.granted_seconds);
     this.sipLog.open(() => this.host.media.openSipLog(ticket.call_id));
   }
 
@@ -162,11 +167,13 @@ export class Call {
     this.endSipLog(ticket?.call_id ?? null);
     if (!ticket) return;
     const endedAt = new Date();
-    void this.closeMedia().then(async (media) => {
-      await this.report.ended(endedAt, hangupBy, reason, status, media);
-      // The relay's files go to the Worker after the end is reported.
-      if (media?.files.length) await this.host.media.upload(ticket.call_id, media.files);
-    });
+    this.host.track(
+      this.closeMedia().then(async (media) => {
+        this.report.ended(endedAt, hangupBy, reason, status, media);
+        // The relay's files go to the Worker after the end is reported.
+        if (media?.files.length) await this.host.media.upload(ticket.call_id, media.files, ticket.customer_id);
+      }),
+    );
   }
 
   /**
@@ -176,10 +183,14 @@ export class Call {
   endSipLog(callId: string | null): void {
     if (!callId) return this.sipLog.discard();
     this.sipLog.open(() => this.host.media.openSipLog(callId));
-    void this.sipLog
-      .end(() => this.unanswered)
-      .then((file) => file && this.host.media.upload(callId, [file]))
-      .catch((err: unknown) => this.log.warn(`sip log: ${String(err)}`));
+    // A refused call has no ticket: its account is the one whose whitelist range holds the caller.
+    const customerId = this.ticket?.customer_id ?? this.host.accountOf(this.caller.address);
+    this.host.track(
+      this.sipLog
+        .end(() => this.unanswered)
+        .then((file) => file && this.host.media.upload(callId, [file], customerId))
+        .catch((err: unknown) => this.log.warn(`sip log: ${String(err)}`)),
+    );
   }
 
   private async closeMedia(): Promise<MediaSummary | null> {

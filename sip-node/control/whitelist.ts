@@ -1,18 +1,28 @@
 // The node's copy of the whitelist: merged address ranges (32 hex digits in IPv6 space, as the
-// Worker sends them). A source outside every range is dropped before any work is done, so a
-// scanner costs neither a response nor a round trip to the Worker.
+// Worker sends them), each with the account it belongs to. A source outside every range is
+// dropped before any work is done, so a scanner costs neither a response nor a round trip to the
+// Worker; a source inside one names the account whose ledger alone answers the admission.
 import { ipToHex } from "../../schema/cidr.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
-type Range = { start: string; end: string };
+type Range = { start: string; end: string; customer_id?: string | undefined };
 
 export class WhitelistFilter {
   version = -1;
   private ranges: Range[] = [];
 
   contains(address: string): boolean {
+    return this.rangeOf(address) !== undefined;
+  }
+
+  /** The account whose range holds `address` (ranges of different accounts never overlap); undefined when none, or unknown. */
+  accountOf(address: string): string | undefined {
+    return this.rangeOf(address)?.customer_id;
+  }
+
+  private rangeOf(address: string): Range | undefined {
     const ip = ipToHex(address);
-    if (!ip) return false;
+    if (!ip) return undefined;
     let lo = 0;
     let hi = this.ranges.length - 1;
     while (lo <= hi) {
@@ -20,18 +30,26 @@ export class WhitelistFilter {
       const r = this.ranges[mid]!;
       if (ip < r.start) hi = mid - 1;
       else if (ip > r.end) lo = mid + 1;
-      else return true;
+      else return r;
     }
-    return false;
+    return undefined;
   }
 
+  /**
+   * Sorted and merged where ranges of the same account touch or overlap. Ranges of different
+   * accounts are kept apart (the Worker never lets them overlap; if it ever did, the overlap
+   * would be served by the earlier range and no account named wrongly by a merge).
+   */
   replace(version: number, ranges: Range[]): void {
-    const sorted = [...ranges].sort((a, b) => (a.start < b.start ? -1 : 1));
+    const sorted = [...ranges].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
     const merged: Range[] = [];
     for (const r of sorted) {
       const last = merged[merged.length - 1];
-      if (last && r.start <= last.end) {
+      if (last && r.start <= last.end && r.customer_id === last.customer_id) {
         if (r.end > last.end) last.end = r.end;
+      } else if (last && r.start <= last.end) {
+        // Another account's range inside or across this one: only its part beyond is kept.
+        if (r.end > last.end) merged.push({ ...r, start: successor(last.end) });
       } else merged.push({ ...r });
     }
     this.ranges = merged;
@@ -39,8 +57,13 @@ export class WhitelistFilter {
   }
 
   /** Asks the Worker for changes since the version held. */
-  async refresh(worker: WorkerClient): Promise<void> {
+  async refresh(worker: Pick<WorkerClient, "whitelist">): Promise<void> {
     const snapshot = await worker.whitelist(this.version);
     if (snapshot.ranges) this.replace(snapshot.version, snapshot.ranges);
   }
+}
+
+/** The next address after `hex` (32 hex digits), for a range cut to start after another. */
+function successor(hex: string): string {
+  return (BigInt(`0x${hex}`) + 1n).toString(16).padStart(32, "0");
 }

@@ -8,11 +8,11 @@ import {
   MEDIA_CONTENT_TYPES,
   MediaUploadResponse,
   type MediaName,
-  CallEventResponse,
+  CallReportAnswer,
   MonitorTargets,
   WhitelistSnapshot,
   type AdmitRequest,
-  type CallEvent,
+  type CallReport,
   type MonitorResult,
 } from "../../schema/node-api.ts";
 import type { SipNodeConfig } from "../config.ts";
@@ -28,22 +28,27 @@ export class WorkerApiError extends Error {
   }
 }
 
+/** A call report the Worker has not answered in this long is sent again (same batch). */
+const REPORT_TIMEOUT_MS = 5_000;
+
 export function workerClient(config: SipNodeConfig["worker"]) {
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+  const call = async (method: string, path: string, body?: unknown, timeoutMs?: number): Promise<unknown> => {
     const res = await fetch(`${config.url}/internal${path}`, {
       method,
       headers: { authorization: `Bearer ${config.nodeToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+      ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
     if (res.status === 204) return null;
     const text = await res.text();
     if (!res.ok) throw new WorkerApiError(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`, res.status);
     return JSON.parse(text);
   };
-  /** Streams a spooled file to the Worker, which stores it in R2 under the call. */
-  const uploadMedia = async (callId: string, name: MediaName, path: string): Promise<void> => {
+  /** Streams a spooled file to the Worker, which stores it in R2 under the call (of `customerId`'s ledger when known). */
+  const uploadMedia = async (callId: string, name: MediaName, path: string, customerId?: string): Promise<void> => {
     const { size } = await stat(path);
-    const res = await fetch(`${config.url}/internal/calls/${callId}/media/${name}`, {
+    const query = customerId ? `?customer_id=${encodeURIComponent(customerId)}` : "";
+    const res = await fetch(`${config.url}/internal/calls/${callId}/media/${name}${query}`, {
       method: "PUT",
       headers: { authorization: `Bearer ${config.nodeToken}`, "content-type": MEDIA_CONTENT_TYPES[name], "content-length": String(size) },
       body: Readable.toWeb(createReadStream(path)) as ReadableStream,
@@ -55,7 +60,8 @@ export function workerClient(config: SipNodeConfig["worker"]) {
   return {
     uploadMedia,
     admit: async (request: AdmitRequest) => AdmitResponse.parse(await call("POST", "/calls/admit", request)),
-    event: async (callId: string, event: CallEvent) => CallEventResponse.parse(await call("POST", `/calls/${callId}/events`, event)),
+    /** One batch of call events and/or the node's heartbeat; the answer carries grants and calls to end. */
+    report: async (report: CallReport) => CallReportAnswer.parse(await call("POST", "/calls/report", report, REPORT_TIMEOUT_MS)),
     whitelist: async (since: number) => WhitelistSnapshot.parse(await call("GET", `/whitelist?since=${since}`)),
     monitorTargets: async () => MonitorTargets.parse(await call("GET", "/monitor/destinations")),
     monitorResults: async (results: MonitorResult[]) => void (await call("POST", "/monitor/results", { results })),

@@ -16,6 +16,8 @@ import { repairSipLog, SipLogWriter } from "./sip-log.ts";
 export type MediaEngineOptions = SipNodeConfig["media"] & { publicAddress: string };
 
 const UPLOAD_ATTEMPTS = 3;
+/** A 409 means the call's record has not reached D1 yet (it does within seconds): asked again longer. */
+const NOT_YET_RECORDED_ATTEMPTS = 10;
 /** How relays name their spool files: `<call id>-<media name>`. */
 const SPOOLED = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(.+)$/;
 
@@ -72,12 +74,15 @@ export class MediaEngine {
     return this.relays.size;
   }
 
-  /** Sends a call's recording, captures or SIP log to the Worker, then deletes them from the spool. */
-  async upload(callId: string, files: MediaFile[]): Promise<void> {
+  /**
+   * Sends a call's recording, captures or SIP log to the Worker, then deletes them from the spool;
+   * `customerId` names the account whose call ledger knows the call (unknown for leftovers).
+   */
+  async upload(callId: string, files: MediaFile[], customerId?: string): Promise<void> {
     for (const file of files) {
       for (let attempt = 1; ; attempt++) {
         try {
-          await this.worker.uploadMedia(callId, file.name, file.path);
+          await this.worker.uploadMedia(callId, file.name, file.path, customerId);
           await rm(file.path, { force: true });
           break;
         } catch (err) {
@@ -88,11 +93,12 @@ export class MediaEngine {
             await rm(file.path, { force: true });
             break;
           }
-          if (attempt >= UPLOAD_ATTEMPTS) {
+          const notYet = err instanceof WorkerApiError && err.status === 409;
+          if (attempt >= (notYet ? NOT_YET_RECORDED_ATTEMPTS : UPLOAD_ATTEMPTS)) {
             this.log(`upload of ${file.name} for ${callId} failed, kept at ${file.path}: ${String(err)}`);
             break;
           }
-          await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+          await new Promise((resolve) => setTimeout(resolve, notYet ? 500 : 500 * attempt));
         }
       }
     }
@@ -138,8 +144,8 @@ export class MediaEngine {
   }
 }
 
-/** A 4xx the Worker will answer again whatever the retry (not a timeout, not a throttle). */
-const refusedForGood = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+/** A 4xx the Worker will answer again whatever the retry (not a timeout, not a throttle, not a record still on its way to D1). */
+const refusedForGood = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
 
 /**
  * Whether a file an earlier run left is worth uploading, made ready if so: a recording with audio

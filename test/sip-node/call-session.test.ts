@@ -15,6 +15,7 @@ import {
   CALLEE_SDP,
   calleeReply,
   CALLER,
+  CALLER_ACCOUNT,
   CALLER_SDP,
   callerInvite,
   fromCallee,
@@ -81,6 +82,9 @@ describe("a call answered and hung up", () => {
     expect(node.admissions).toEqual([
       {
         node_id: "memory-node",
+        // This run of the node, and the account whose whitelist range holds the caller: its ledger alone decides.
+        boot_id: "memory-boot",
+        customer_id: CALLER_ACCOUNT,
         sip_call_id: "caller-call@10.0.0.2",
         src_ip: "10.0.0.2",
         src_port: 5062,

@@ -23,6 +23,8 @@ describe("SIP node configuration", () => {
       logLevel: "info",
       noAnswerSeconds: 90,
       callsPerSecondPerSource: 500,
+      heartbeatSeconds: 10,
+      drainSeconds: 30,
       tls: { verify: true },
     });
   });

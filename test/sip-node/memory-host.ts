@@ -1,6 +1,7 @@
 // An in-memory host for CallSession: the node's real transaction layer over a wire that keeps
 // every message the node sends, a dispatcher standing in for the B2BUA (dialogs found by Call-ID
-// and our tag), a Worker that admits from memory and keeps the events it is sent, and real media
+// and our tag), a Worker that admits from memory and keeps the events reported (numbered per call,
+// as the call reporter numbers them), and real media
 // relays on loopback so SDP bodies are anchored as in production, and each call's SIP log written
 // to a temporary spool (messages on the wire found by Call-ID, as the B2BUA finds them). The test
 // plays the caller and the callee by delivering messages and reading what reached them.
@@ -24,6 +25,8 @@ import type { Endpoint, Inbound, Transport } from "../../sip-node/sip/transport.
 export const NODE = { address: "10.0.0.1", port: 5060 };
 export const CALLER: Endpoint = { address: "10.0.0.2", port: 5062, protocol: "udp" };
 export const CALLEE: Endpoint = { address: "10.0.0.3", port: 5070, protocol: "udp" };
+/** The account whose whitelist range holds the caller's address, in the node's copy of the whitelist. */
+export const CALLER_ACCOUNT = "7d3f1c2a-5b6e-4f80-9a1b-2c3d4e5f6a7b";
 export const TIMERS: TimerValues = { T1: 500, T2: 4_000, T4: 5_000 };
 export const NO_ANSWER_MS = 20_000;
 
@@ -96,6 +99,11 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
   const wire = new Wire();
   const admissions: AdmitRequest[] = [];
   const events: CallEvent[] = [];
+  /** Every event reported, with its call and its number in the call. */
+  const reported: Array<{ callId: string; customerId: string; seq: number; event: CallEvent }> = [];
+  const seqs = new Map<string, number>();
+  /** What calls still did after their end (reports, uploads). */
+  const work: Array<Promise<unknown>> = [];
   const waiting: Array<{ type: CallEvent["type"]; resolve: (event: CallEvent) => void }> = [];
   const relays = new Set<MediaRelay>();
   const silence = new Map<MediaRelay, () => void>();
@@ -152,15 +160,22 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
         admissions.push(request);
         return admit(request);
       },
-      event: async (callId, event) => {
+    },
+    reporter: {
+      report: (callId, customerId, event) => {
+        const seq = (seqs.get(callId) ?? 0) + 1;
+        seqs.set(callId, seq);
+        reported.push({ callId, customerId, seq, event });
         events.push(event);
         for (const waiter of waiting.filter((w) => w.type === event.type)) {
           waiting.splice(waiting.indexOf(waiter), 1);
           waiter.resolve(event);
         }
-        return { call_id: callId, status: "ok", billsec: null, charged_amount: null };
       },
     },
+    bootId: "memory-boot",
+    accountOf: (address) => (address === CALLER.address ? CALLER_ACCOUNT : undefined),
+    track: (promise) => void work.push(promise),
     media: {
       open: async (callId, policy) => {
         const relay = await MediaRelay.open(ports, { callId, publicAddress: NODE.address, spoolDir, ...policy });
@@ -196,6 +211,8 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
     layer,
     admissions,
     events,
+    reported,
+    work,
     relays,
     silence,
     live,

@@ -1,0 +1,43 @@
+// The talk time the account's credit covers for one call: the ticket's granted seconds at first,
+// then the newest grant the Worker's call ledger answers a report with (grants only grow). From
+// the answer on, the call is ended on both sides (end_reason credit_exhausted) when talk reaches
+// the covered time; a larger grant moves that moment later.
+import type { Call } from "./call.ts";
+
+export class CallCredit {
+  private readonly call: Call;
+  private grantedSeconds = 0;
+  private answeredAt: number | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(call: Call) {
+    this.call = call;
+  }
+
+  /** Seconds of talk covered now. */
+  get granted(): number {
+    return this.grantedSeconds;
+  }
+
+  /** A grant (the ticket's, or a report's answer): a smaller or equal one changes nothing. */
+  grant(seconds: number): void {
+    if (seconds <= this.grantedSeconds) return;
+    this.grantedSeconds = seconds;
+    if (this.answeredAt !== null) this.schedule();
+  }
+
+  /** The callee answered now: talk time counts from here. */
+  answered(): void {
+    this.answeredAt = Date.now();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    const call = this.call;
+    call.clearTimer(this.timer);
+    this.timer = null;
+    if (call.state === "ended" || this.answeredAt === null) return;
+    const endsAt = this.answeredAt + this.grantedSeconds * 1000;
+    this.timer = call.after(Math.max(0, endsAt - Date.now()), () => call.hangUpBoth("platform", "credit_exhausted"));
+  }
+}

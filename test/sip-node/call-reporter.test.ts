@@ -1,0 +1,279 @@
+// The call reporter against a stand-in Worker (the same `report` function the Worker client
+// offers): events numbered per call and kept in order, batches by count and by time window, one
+// batch in flight, a failed batch sent again with the same batch id, ends kept in the journal
+// until acknowledged and sent first by a node started again, and heartbeats naming every call.
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { CallEvent, CallReport, CallReportAnswer } from "../../schema/node-api.ts";
+import { CallReporter, type CallReporterOptions, type LiveCall } from "../../sip-node/control/call-reporter.ts";
+import { WorkerApiError } from "../../sip-node/control/worker-client.ts";
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const NO_ANSWER: CallReportAnswer = { grants: [], ended: [] };
+const CUSTOMER = randomUUID();
+
+const answered = (): CallEvent => ({ type: "answered", at: new Date().toISOString(), codec: "PCMU" });
+const ended = (reason = "caller_hangup"): CallEvent => ({
+  type: "ended",
+  at: new Date().toISOString(),
+  answered_at: null,
+  sip_code: 200,
+  hangup_by: "caller",
+  end_reason: reason,
+});
+
+/** A stand-in Worker: keeps every report posted (retries included), answers with `answer`. */
+function standIn(answer: (report: CallReport) => Promise<CallReportAnswer> = async () => NO_ANSWER) {
+  const posts: CallReport[] = [];
+  return {
+    posts,
+    /** Reports carrying events, first attempts only (a retry repeats its batch id). */
+    batches: () => posts.filter((p, i) => p.events.length > 0 && posts.findIndex((q) => q.batch_id === p.batch_id) === i),
+    report: async (report: CallReport) => {
+      posts.push(structuredClone(report));
+      return answer(report);
+    },
+  };
+}
+
+const reporters: CallReporter[] = [];
+afterEach(() => {
+  for (const reporter of reporters.splice(0)) reporter.stop();
+});
+
+function reporterWith(worker: ReturnType<typeof standIn>, options: Partial<CallReporterOptions> = {}) {
+  const logs: string[] = [];
+  const reporter = new CallReporter({
+    worker,
+    nodeId: "node-a",
+    bootId: randomUUID(),
+    journalPath: join(mkdtempSync(join(tmpdir(), "reporter-")), "call-reports.journal"),
+    heartbeatMs: 60_000,
+    live: () => [],
+    onAnswer: () => {},
+    log: (line) => logs.push(line),
+    backoffMs: 10,
+    maxBackoffMs: 40,
+    ...options,
+  });
+  reporters.push(reporter);
+  return { reporter, logs };
+}
+
+/** Starts the reporter and waits for its first heartbeat to have been answered. */
+async function started(reporter: CallReporter) {
+  reporter.start();
+  expect(await reporter.flush(2_000)).toBe(true);
+}
+
+describe("call events", () => {
+  it("are numbered from 1 per call and reach the Worker in order per call", async () => {
+    const worker = standIn(async () => {
+      await pause(5);
+      return NO_ANSWER;
+    });
+    const { reporter } = reporterWith(worker, { batchEvents: 3 });
+    await started(reporter);
+    const calls = [randomUUID(), randomUUID(), randomUUID()];
+    for (let round = 0; round < 4; round++) {
+      for (const call of calls) reporter.report(call, CUSTOMER, round === 3 ? ended() : answered());
+      await pause(round * 7);
+    }
+    expect(await reporter.flush(2_000)).toBe(true);
+    const sent = worker.batches().flatMap((b) => b.events);
+    expect(sent).toHaveLength(12);
+    for (const call of calls) {
+      const own = sent.filter((e) => e.call_id === call);
+      expect(own.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect(own.map((e) => e.event.type)).toEqual(["answered", "answered", "answered", "ended"]);
+      expect(own.every((e) => e.customer_id === CUSTOMER)).toBe(true);
+    }
+    expect(worker.batches().length).toBeGreaterThan(1);
+  });
+
+  it("leave in a batch as soon as 100 wait, and the rest together once it is answered (one batch in flight)", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const worker = standIn(async (report) => {
+      if (report.events.length > 0) await held;
+      return NO_ANSWER;
+    });
+    const { reporter } = reporterWith(worker, { windowMs: 10_000 });
+    await started(reporter);
+    for (let i = 0; i < 99; i++) reporter.report(randomUUID(), CUSTOMER, answered());
+    await pause(20);
+    expect(worker.batches()).toHaveLength(0); // 99 wait for the (long) window
+    for (let i = 0; i < 151; i++) reporter.report(randomUUID(), CUSTOMER, answered());
+    await pause(20);
+    expect(worker.batches().map((b) => b.events.length)).toEqual([100]); // the 100th sent it; the next waits
+    release();
+    expect(await reporter.flush(2_000)).toBe(true);
+    expect(worker.batches().map((b) => b.events.length)).toEqual([100, 150]);
+  });
+
+  it("leave in one batch 20 ms after the first of them when fewer than 100 wait", async () => {
+    const worker = standIn();
+    const { reporter } = reporterWith(worker);
+    await started(reporter);
+    const at = Date.now();
+    for (let i = 0; i < 5; i++) reporter.report(randomUUID(), CUSTOMER, answered());
+    await pause(5);
+    expect(worker.batches()).toHaveLength(0);
+    await pause(60);
+    expect(worker.batches().map((b) => b.events.length)).toEqual([5]);
+    const sentAt = worker.posts.length; // the stand-in answers at once
+    expect(sentAt).toBe(2); // the start's heartbeat, then this batch
+    expect(Date.now() - at).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe("a report the Worker did not take", () => {
+  it("is sent again with the same batch id and events, with nothing sent past it, until taken", async () => {
+    const failures = [
+      new TypeError("fetch failed"),
+      new WorkerApiError("POST /calls/report: 503", 503),
+      new DOMException("timed out", "TimeoutError"),
+    ];
+    const worker = standIn(async (report) => {
+      const failure = report.events.length > 0 ? failures.shift() : undefined;
+      if (failure) throw failure;
+      return NO_ANSWER;
+    });
+    const { reporter, logs } = reporterWith(worker);
+    await started(reporter);
+    const call = randomUUID();
+    reporter.report(call, CUSTOMER, answered());
+    await pause(30); // the first attempt has failed
+    reporter.report(call, CUSTOMER, ended());
+    expect(await reporter.flush(3_000)).toBe(true);
+    const withEvents = worker.posts.filter((p) => p.events.length > 0);
+    expect(withEvents.map((p) => p.events.map((e) => e.seq))).toEqual([[1], [1], [1], [1], [2]]);
+    expect(new Set(withEvents.slice(0, 4).map((p) => p.batch_id)).size).toBe(1);
+    expect(withEvents[4]!.batch_id).not.toBe(withEvents[0]!.batch_id);
+    expect(logs.some((line) => /failed \(attempt 1\), retrying/.test(line))).toBe(true);
+  });
+
+  it("is dropped with one log line when the Worker refuses it for good (422), and the next goes", async () => {
+    const worker = standIn(async (report) => {
+      if (report.events.some((e) => e.event.type === "answered")) throw new WorkerApiError("POST /calls/report: 422 bad", 422);
+      return NO_ANSWER;
+    });
+    const { reporter, logs } = reporterWith(worker);
+    await started(reporter);
+    reporter.report(randomUUID(), CUSTOMER, answered());
+    await pause(40);
+    reporter.report(randomUUID(), CUSTOMER, ended());
+    expect(await reporter.flush(2_000)).toBe(true);
+    expect(worker.posts.filter((p) => p.events.length > 0)).toHaveLength(2);
+    expect(logs.filter((line) => /refused \(422\)/.test(line))).toHaveLength(1);
+  });
+});
+
+describe("the end of a call", () => {
+  it("survives a node that stops before the Worker took it: the next run sends it first, under the old boot id", async () => {
+    const journalPath = join(mkdtempSync(join(tmpdir(), "reporter-")), "call-reports.journal");
+    const down = standIn(async () => {
+      throw new TypeError("fetch failed");
+    });
+    const first = reporterWith(down, { journalPath }).reporter;
+    first.start();
+    const [a, b] = [randomUUID(), randomUUID()];
+    first.report(a, CUSTOMER, answered());
+    first.report(a, CUSTOMER, ended("caller_hangup"));
+    first.report(b, CUSTOMER, answered());
+    first.report(b, CUSTOMER, ended("callee_hangup"));
+    await pause(50);
+    first.stop(); // as if killed: nothing was acknowledged
+    const oldBoot = down.posts[0]!.boot_id;
+
+    const up = standIn();
+    const second = reporterWith(up, { journalPath, live: () => [] }).reporter;
+    second.start();
+    expect(await second.flush(2_000)).toBe(true);
+    const [replay, heartbeat] = up.posts;
+    expect(replay).toMatchObject({ node_id: "node-a", boot_id: oldBoot });
+    expect(replay!.live).toBeUndefined();
+    expect(replay!.events.map((e) => [e.call_id, e.seq, e.event.type])).toEqual([
+      [a, 2, "ended"],
+      [b, 2, "ended"],
+    ]);
+    expect(replay!.events.map((e) => (e.event.type === "ended" ? e.event.end_reason : null))).toEqual(["caller_hangup", "callee_hangup"]);
+    expect(heartbeat!.boot_id).not.toBe(oldBoot);
+    expect(heartbeat!.live).toEqual([]);
+    // Everything acknowledged: the journal is empty, and a third run sends nothing again.
+    expect(statSync(journalPath).size).toBe(0);
+    const again = standIn();
+    const third = reporterWith(again, { journalPath }).reporter;
+    third.start();
+    expect(await third.flush(2_000)).toBe(true);
+    expect(again.posts.flatMap((p) => p.events)).toEqual([]);
+  });
+
+  it("is kept in the journal while its batch is unanswered, and leaves it once acknowledged", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const worker = standIn(async (report) => {
+      if (report.events.length > 0) await held;
+      return NO_ANSWER;
+    });
+    const { reporter } = reporterWith(worker);
+    await started(reporter);
+    const call = randomUUID();
+    const journalPath = (reporter as unknown as { options: CallReporterOptions }).options.journalPath;
+    reporter.report(call, CUSTOMER, answered());
+    reporter.report(call, CUSTOMER, ended());
+    const lines = readFileSync(journalPath, "utf8").trim().split("\n");
+    expect(lines).toHaveLength(1); // only ends are journaled, at once
+    expect(JSON.parse(lines[0]!).event).toMatchObject({ call_id: call, seq: 2, event: { type: "ended" } });
+    release();
+    expect(await reporter.flush(2_000)).toBe(true);
+    expect(statSync(journalPath).size).toBe(0);
+  });
+
+  it("is read back whole after a crash cut the journal's last line", async () => {
+    const journalPath = join(mkdtempSync(join(tmpdir(), "reporter-")), "call-reports.journal");
+    const call = randomUUID();
+    const entry = { boot: "old-boot", event: { call_id: call, customer_id: CUSTOMER, seq: 3, event: ended() } };
+    writeFileSync(journalPath, `${JSON.stringify(entry)}\n{"boot":"old-boot","event":{"call_id":"`);
+    const worker = standIn();
+    const { reporter, logs } = reporterWith(worker, { journalPath });
+    reporter.start();
+    expect(await reporter.flush(2_000)).toBe(true);
+    expect(worker.posts[0]).toMatchObject({ boot_id: "old-boot", events: [{ call_id: call, seq: 3 }] });
+    expect(logs.some((line) => /skipped a line/.test(line))).toBe(true);
+  });
+});
+
+describe("heartbeats", () => {
+  it("name every call the node carries, with its account, at start and every heartbeat", async () => {
+    const live: LiveCall[] = [{ call_id: randomUUID(), customer_id: CUSTOMER }];
+    const worker = standIn();
+    const { reporter } = reporterWith(worker, { heartbeatMs: 50, live: () => [...live] });
+    reporter.start();
+    await pause(10);
+    expect(worker.posts).toHaveLength(1);
+    expect(worker.posts[0]).toMatchObject({ node_id: "node-a", events: [], live });
+    live.push({ call_id: randomUUID(), customer_id: randomUUID() });
+    await pause(120);
+    const heartbeats = worker.posts.filter((p) => p.live);
+    expect(heartbeats.length).toBeGreaterThanOrEqual(2);
+    expect(heartbeats.at(-1)!.live).toEqual(live);
+    expect(new Set(worker.posts.map((p) => p.boot_id)).size).toBe(1);
+  });
+
+  it("hand the Worker's answer (grants, calls it ended) to the node", async () => {
+    const call = randomUUID();
+    const answer: CallReportAnswer = {
+      grants: [{ call_id: call, granted_seconds: 120 }],
+      ended: [{ call_id: randomUUID(), reason: "node_lost" }],
+    };
+    const worker = standIn(async () => answer);
+    const answers: CallReportAnswer[] = [];
+    const { reporter } = reporterWith(worker, { onAnswer: (a) => answers.push(a), live: () => [{ call_id: call, customer_id: CUSTOMER }] });
+    await started(reporter);
+    expect(answers).toEqual([answer]);
+  });
+});
