@@ -28,21 +28,97 @@ const TELEPHONE_EVENT = "telephone-event";
 const NOT_CODECS = new Set([TELEPHONE_EVENT, "CN"]);
 const DIRECTIONS: readonly string[] = ["sendrecv", "sendonly", "recvonly", "inactive"];
 
-const MEDIA_LINE = /^m=(\S+)\s+(\d+)(\/\d+)?(\s+\S+)(.*)$/;
-const CONNECTION_LINE = /^c=IN\s+IP[46]\s+([^\s/]+)/;
-const ORIGIN_LINE = /^(o=\S+\s+\S+\s+\S+\s+)IN\s+IP[46]\s+\S+(.*)$/;
-const RTPMAP_LINE = /^a=rtpmap:(\d+)\s+([^/\s]+)\/(\d+)/;
-const RTCP_LINE = /^a=rtcp:(\d+)(\s+IN\s+IP[46]\s+\S+)?/;
+const CONNECTION_LINE = /^c=IN[ \t]+IP[46][ \t]+([^ \t/]+)/;
+const RTPMAP_LINE = /^a=rtpmap:(\d+)[ \t]+([^/ \t]+)\/(\d+)/;
+const RTCP_LINE = /^a=rtcp:(\d+)([ \t]+IN[ \t]+IP[46][ \t]+[^ \t]+)?/;
+
+export class SdpError extends Error {}
+
+/** No SDP line we read is longer, and no body has more lines; a body beyond either is refused. */
+export const MAX_SDP_LINE = 1024;
+export const MAX_SDP_LINES = 1024;
 
 type Line = { text: string; end: string };
 
-/** The lines of a body with each one's own line ending ("" for a last line without one). */
-function splitLines(sdp: string): Line[] {
-  const parts = sdp.split(/(\r\n|\n)/);
+/**
+ * The lines of a body with each one's own line ending ("" for a last line without one), or null
+ * when the body is not SDP we read: a bare CR, a control character other than a tab, a line
+ * longer than MAX_SDP_LINE or more than MAX_SDP_LINES lines. One pass over the characters, so a hostile body costs its length.
+ */
+function splitLines(sdp: string): Line[] | null {
   const lines: Line[] = [];
-  for (let i = 0; i < parts.length; i += 2) lines.push({ text: parts[i]!, end: parts[i + 1] ?? "" });
-  if (lines.length > 0 && lines.at(-1)!.text === "" && lines.at(-1)!.end === "") lines.pop();
+  let start = 0;
+  for (let i = 0; i < sdp.length; i++) {
+    if (i - start > MAX_SDP_LINE) return null;
+    const c = sdp.charCodeAt(i);
+    if ((c >= 0x20 && c !== 0x7f) || c === 0x09) continue;
+    if (c === 0x0a || (c === 0x0d && sdp.charCodeAt(i + 1) === 0x0a)) {
+      const width = c === 0x0d ? 2 : 1;
+      if (lines.length >= MAX_SDP_LINES) return null;
+      lines.push({ text: sdp.slice(start, i), end: sdp.slice(i, i + width) });
+      i += width - 1;
+      start = i + 1;
+      continue;
+    }
+    return null;
+  }
+  if (start < sdp.length) {
+    if (sdp.length - start > MAX_SDP_LINE) return null;
+    lines.push({ text: sdp.slice(start), end: "" });
+  }
   return lines;
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x09;
+
+/** The runs of non-blank characters of a line, as [start, end) offsets. */
+function fields(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    if (i >= text.length) break;
+    const start = i;
+    while (i < text.length && !isSpace(text.charCodeAt(i))) i++;
+    out.push([start, i]);
+  }
+  return out;
+}
+
+/** An m= line: media, port, the "/count" if any, and everything from the blank before the protocol on. */
+type MediaLine = { media: string; port: string; count: string; rest: string; formats: string[] };
+
+function parseMediaLine(text: string): MediaLine | null {
+  if (!text.startsWith("m=")) return null;
+  const f = fields(text.slice(2)).map(([s, e]) => [s + 2, e + 2] as const);
+  if (f.length < 3 || f[0]![0] !== 2) return null;
+  const media = text.slice(f[0]![0], f[0]![1]);
+  const portField = text.slice(f[1]![0], f[1]![1]);
+  const slash = portField.indexOf("/");
+  const port = slash < 0 ? portField : portField.slice(0, slash);
+  const count = slash < 0 ? "" : portField.slice(slash);
+  if (!isDigits(port) || (count !== "" && !isDigits(count.slice(1)))) return null;
+  const formats = f.slice(3).map(([s, e]) => text.slice(s, e));
+  return { media, port, count, rest: text.slice(f[1]![1]), formats };
+}
+
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/** An o= line with its network type, address type and address replaced, or null when it is not one. */
+function rewriteOrigin(text: string, family: string, address: string): string | null {
+  if (!text.startsWith("o=")) return null;
+  const f = fields(text);
+  if (f.length < 6 || f[0]![0] !== 0 || f[0]![1] === 2) return null;
+  const [nettype, addrtype] = [text.slice(f[3]![0], f[3]![1]), text.slice(f[4]![0], f[4]![1])];
+  if (nettype !== "IN" || (addrtype !== "IP4" && addrtype !== "IP6")) return null;
+  return `${text.slice(0, f[3]![0])}IN ${family} ${address}${text.slice(f[5]![1])}`;
 }
 
 /** The first m=audio stream, or null when there is none. */
@@ -52,19 +128,17 @@ export function parseSdpAudio(sdp: string): SdpMedia | null {
   let audio: { port: number; formats: number[]; address: string | null; direction: SdpDirection | null } | null = null;
   const rtpmaps = new Map<number, PayloadFormat>();
   let inSession = true;
-  for (const { text: raw } of splitLines(sdp)) {
+  const lines = splitLines(sdp);
+  if (!lines) return null;
+  for (const { text: raw } of lines) {
     const line = raw.trim();
     if (line.startsWith("m=")) {
       if (audio) break;
       inSession = false;
-      const media = MEDIA_LINE.exec(line);
-      if (media && media[1] === "audio") {
-        const formats = media[5]!
-          .trim()
-          .split(/\s+/)
-          .filter((f) => /^\d+$/.test(f))
-          .map(Number);
-        audio = { port: Number(media[2]), formats, address: null, direction: null };
+      const media = parseMediaLine(line);
+      if (media && media.media === "audio") {
+        const formats = media.formats.filter(isDigits).map(Number);
+        audio = { port: Number(media.port), formats, address: null, direction: null };
       }
       continue;
     }
@@ -112,8 +186,8 @@ function telephoneEventPayloadType(payloadTypes: Map<number, PayloadFormat>): nu
  * line that is not telephone-event or comfort noise; null if that payload type is unknown.
  */
 export function firstCodec(media: SdpMedia, sdp: string): string | null {
-  const mediaLine = splitLines(sdp).find((l) => l.text.startsWith("m=audio"));
-  const order = mediaLine ? (MEDIA_LINE.exec(mediaLine.text.trim())?.[5] ?? "").trim().split(/\s+/).map(Number) : [];
+  const mediaLine = splitLines(sdp)?.find((l) => l.text.startsWith("m=audio"));
+  const order = mediaLine ? (parseMediaLine(mediaLine.text.trim())?.formats ?? []).map(Number) : [];
   for (const pt of order.length > 0 ? order : [...media.payloadTypes.keys()]) {
     const format = media.payloadTypes.get(pt);
     if (!format) return null;
@@ -134,18 +208,21 @@ export function rewriteSdp(sdp: string, address: string, port: number): string {
   let section: "session" | "anchored" | "disabled" = "session";
   let anchored = false;
   const out: string[] = [];
-  for (const { text, end } of splitLines(sdp)) {
+  const lines = splitLines(sdp);
+  if (!lines) throw new SdpError("not an SDP body this node reads (control character, bare CR or a line over 1 KB)");
+  for (const { text, end } of lines) {
     let line: string | null = text;
-    const media = MEDIA_LINE.exec(text);
+    const media = parseMediaLine(text);
+    const origin = section === "session" ? rewriteOrigin(text, family, address) : null;
     if (media) {
-      const anchorThis = !anchored && media[1] === "audio" && media[2] !== "0";
-      anchored ||= media[1] === "audio";
+      const anchorThis = !anchored && media.media === "audio" && media.port !== "0";
+      anchored ||= media.media === "audio";
       section = anchorThis ? "anchored" : "disabled";
-      line = `m=${media[1]} ${anchorThis ? port : 0}${media[3] ?? ""}${media[4]}${media[5]}`;
+      line = `m=${media.media} ${anchorThis ? port : 0}${media.count}${media.rest}`;
     } else if (CONNECTION_LINE.test(text)) {
       line = `c=IN ${family} ${address}`;
-    } else if (section === "session" && ORIGIN_LINE.test(text)) {
-      line = text.replace(ORIGIN_LINE, `$1IN ${family} ${address}$2`);
+    } else if (origin !== null) {
+      line = origin;
     } else if (RTCP_LINE.test(text)) {
       const withAddress = RTCP_LINE.exec(text)![2] !== undefined;
       line = section === "anchored" ? `a=rtcp:${port + 1}${withAddress ? ` IN ${family} ${address}` : ""}` : null;

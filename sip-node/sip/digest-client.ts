@@ -5,12 +5,9 @@ export type Challenge = { realm: string; nonce: string; opaque: string | null; a
 
 /** Parses a WWW-Authenticate or Proxy-Authenticate value of the Digest scheme. */
 export function parseChallenge(value: string): Challenge | null {
-  const match = /^\s*Digest\s+(.*)$/is.exec(value);
-  if (!match) return null;
-  const params: Record<string, string> = {};
-  for (const m of match[1]!.matchAll(/([a-zA-Z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g)) {
-    params[m[1]!.toLowerCase()] = (m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1");
-  }
+  const text = value.trimStart();
+  if (text.slice(0, 6).toLowerCase() !== "digest" || !isBlank(text.charCodeAt(6))) return null;
+  const params = authParams(text.slice(7));
   if (!params.realm || !params.nonce) return null;
   const qops = (params.qop ?? "").split(",").map((q) => q.trim());
   return {
@@ -20,6 +17,54 @@ export function parseChallenge(value: string): Challenge | null {
     algorithm: params.algorithm ?? "MD5",
     qop: qops.includes("auth") ? "auth" : null,
   };
+}
+
+const isBlank = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+const isTokenChar = (c: number) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
+
+/**
+ * The name=value pairs of a challenge (RFC 7616 §3.3: auth-param, values a token or a quoted
+ * string with backslash escapes). A scanner rather than a regular expression: every step moves
+ * forward, so a hostile header costs its length, never its square. Anything that is not a pair
+ * is skipped, as a lenient reader of other implementations' challenges should.
+ */
+function authParams(text: string): Record<string, string> {
+  const params: Record<string, string> = {};
+  let i = 0;
+  const skipBlanks = () => {
+    while (i < text.length && isBlank(text.charCodeAt(i))) i++;
+  };
+  while (i < text.length) {
+    if (!isTokenChar(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const nameStart = i;
+    while (i < text.length && isTokenChar(text.charCodeAt(i))) i++;
+    const name = text.slice(nameStart, i).toLowerCase();
+    skipBlanks();
+    if (text[i] !== "=") continue;
+    i++;
+    skipBlanks();
+    if (text[i] === '"') {
+      let value = "";
+      let j = i + 1;
+      for (; j < text.length && text[j] !== '"'; j++) {
+        if (text[j] === "\\" && j + 1 < text.length) j++;
+        value += text[j];
+      }
+      if (j < text.length) {
+        params[name] = value;
+        i = j + 1;
+        continue;
+      }
+    }
+    const valueStart = i;
+    while (i < text.length && text[i] !== "," && !isBlank(text.charCodeAt(i))) i++;
+    params[name] = text.slice(valueStart, i);
+  }
+  return params;
 }
 
 const HASHES: Record<string, string> = { MD5: "md5", "SHA-256": "sha256", "SHA-512-256": "sha512-256" };
