@@ -188,6 +188,15 @@ export async function legacySignature(controller: string, apiKey: string, apiLog
   return H("SHA-256", `${controller}${apiKey}${apiLogin}${ts}`);
 }
 
+const lastLegacyTs = new Map<string, number>();
+
+/** Now, or the second after the last call's `ts`: a signature is good once, so a second call in a second takes the next one. */
+export function nextLegacyTs(key: string): number {
+  const ts = Math.max(Math.floor(Date.now() / 1000), (lastLegacyTs.get(key) ?? 0) + 1);
+  lastLegacyTs.set(key, ts);
+  return ts;
+}
+
 /** POST <legacy prefix>/<controller>.php with api_login, ts, signature and webapi=1 (each overridable). */
 export async function legacyRequest(
   account: Pick<ExchangeAccount, "username" | "apiKey">,
@@ -195,7 +204,7 @@ export async function legacyRequest(
   form: Form = {},
   options: { ts?: number; key?: string; method?: "GET" | "POST" } = {},
 ) {
-  const ts = options.ts ?? Math.floor(Date.now() / 1000);
+  const ts = options.ts ?? nextLegacyTs(`${account.username}/${controller}`);
   const signature = await legacySignature(controller, options.key ?? account.apiKey, account.username, ts);
   return rawRequest(options.method ?? "POST", `${LEGACY_PREFIX}/${controller}.php`, {
     api_login: account.username,

@@ -6,7 +6,15 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sweepExchangeIdempotencyKeys } from "../../worker/cron/exchange-idempotency.ts";
 import { idempotencyKeyOf } from "../../worker/exchange/idempotency.ts";
-import { exchangeAccount, exchangeClient, LEGACY_PREFIX, legacySignature, rawRequest, type ExchangeAccount } from "./exchange-client.ts";
+import {
+  exchangeAccount,
+  exchangeClient,
+  LEGACY_PREFIX,
+  legacySignature,
+  nextLegacyTs,
+  rawRequest,
+  type ExchangeAccount,
+} from "./exchange-client.ts";
 
 type Client = ReturnType<typeof exchangeClient>;
 
@@ -154,7 +162,8 @@ describe("Idempotency-Key on purchases", () => {
     const { iEsimPackage } = await market();
     const buyer = await exchangeAccount("buyer", 100);
     const send = async () => {
-      const ts = Math.floor(Date.now() / 1000);
+      // A retry signs afresh (a legacy signature is good once), carrying the same Idempotency-Key.
+      const ts = nextLegacyTs(`${buyer.username}/esim_purchase`);
       const signature = await legacySignature("esim_purchase", buyer.apiKey, buyer.username, ts);
       const form = { api_login: buyer.username, ts, signature, webapi: 1, i_account: buyer.iAccount, i_esim_package: iEsimPackage };
       return rawRequest("POST", `${LEGACY_PREFIX}/esim_purchase.php`, form, { "Idempotency-Key": '"v1-1"' });

@@ -6,11 +6,17 @@
 //   webapi     must be 1
 // plus the controller's own fields, which are the v2 operation's (the same function answers both).
 // The key is the one the operation's role needs (buyer controllers the buyer key); "any" tries
-// the buyer key, then the seller key. A signature may be used again within its window: `ts` has
-// one-second resolution, so an honest client calling a controller twice in a second sends the
-// same one (HTTPS protects it on the way).
+// the buyer key, then the seller key.
+//
+// The signature covers no parameters (the spec fixes its format), so a captured one could buy
+// other packages while its `ts` is fresh. Each signature is therefore good once: it is written to
+// spent_tokens (until its window closes; swept by the cron) and a reuse answers 401. The window is
+// narrow (EXCHANGE_LEGACY_WINDOW_SEC, 30 s). A client calling one controller twice in a second
+// sends the next second's `ts` for the second call (any `ts` inside the window is accepted).
+// Money-moving calls should use HTTP Digest, whose answer covers the request.
 import { z } from "zod";
 import { sha256Hex } from "../lib/crypto.ts";
+import { spend } from "../services/spent-tokens.ts";
 import { accountByUsername, principalOf, provenKeyRole } from "./accounts.ts";
 import { exchangeDeps, type ExchangeContext } from "./context.ts";
 import { enforceRateLimit } from "./limits.ts";
@@ -56,6 +62,10 @@ export function registerLegacy(router: ExchangeRouter): void {
       legacySignature(controller, key, auth.api_login, auth.ts),
     );
     if (!matched) throw refused(c, "signature: invalid");
+    const windowEndsSec = Number(auth.ts) + deps.config.EXCHANGE_LEGACY_WINDOW_SEC;
+    if (!(await spend(deps.db, `exchange-legacy:${auth.signature.toLowerCase()}`, windowEndsSec))) {
+      throw refused(c, "signature: already used (compute one per request; a second call in the same second takes the next ts)");
+    }
     if (account.status !== "active") throw forbidden("account suspended");
     await enforceRateLimit(deps, account);
     c.set("exchange", principalOf(account, matched));
