@@ -1,23 +1,25 @@
 // Support tickets between an account and the service team (questions, bugs, verdict disputes).
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, customerId, id, timestamp, updatedAt } from "./columns.ts";
+import { TICKET_KINDS, TICKET_MESSAGE_AUTHORS, TICKET_STATUSES } from "./enums.ts";
 
 export const supportTickets = sqliteTable(
   "support_tickets",
   {
     id: id(),
     customerId: customerId(),
-    /** Per-account sequence, allocated in the insert like cases.case_no. */
+    /** Per-account sequence, handed out by the account's AccountLedger like cases.case_no. */
     ticketNo: integer("ticket_no").notNull(),
-    /** question | bug | feature | analysis | billing */
-    kind: text("kind").notNull().default("question"),
+    kind: text("kind", { enum: TICKET_KINDS }).notNull().default("question"),
     subject: text("subject").notNull(),
     body: text("body").notNull(),
     /** The call whose verdict is disputed, for kind analysis. */
     callId: text("call_id"),
-    /** open | answered | closed */
-    status: text("status").notNull().default("open"),
+    status: text("status", { enum: TICKET_STATUSES }).notNull().default("open"),
+    /** Display name of the user who opened it. */
     createdBy: text("created_by"),
+    /** That user: the service team's replies are mailed to them (else to the account's address). */
+    createdByUserId: text("created_by_user_id"),
     closedAt: timestamp("closed_at"),
     /** Kept in step with ticket_messages (same batch). */
     messageCount: integer("message_count").notNull().default(0),
@@ -41,8 +43,8 @@ export const ticketMessages = sqliteTable(
     id: id(),
     customerId: customerId(),
     ticketId: text("ticket_id").notNull(),
-    /** customer | support; only a support reply marks the ticket answered. */
-    authorKind: text("author_kind").notNull(),
+    /** Only a support reply marks the ticket answered. */
+    authorKind: text("author_kind", { enum: TICKET_MESSAGE_AUTHORS }).notNull(),
     authorUserId: text("author_user_id"),
     authorLabel: text("author_label"),
     body: text("body").notNull(),

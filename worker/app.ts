@@ -4,6 +4,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as admin from "./api/admin/index.ts";
+import * as alerts from "./api/alerts/index.ts";
 import * as apiKeys from "./api/api-keys/index.ts";
 import * as automation from "./api/automation/index.ts";
 import * as auth from "./api/auth/index.ts";
@@ -19,6 +20,7 @@ import * as passkeys from "./api/passkeys/index.ts";
 import * as profile from "./api/profile/index.ts";
 import { renderError } from "./api/render-error.ts";
 import * as routing from "./api/routing/index.ts";
+import * as support from "./api/support/index.ts";
 import * as users from "./api/users/index.ts";
 import * as whitelist from "./api/whitelist/index.ts";
 import { loadConfig } from "./env.ts";
@@ -45,7 +47,9 @@ const AREAS: { register(api: Api): void }[] = [
   routing,
   calls,
   cases,
+  support,
   automation,
+  alerts,
   docs,
 ];
 

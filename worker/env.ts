@@ -53,6 +53,21 @@ const ConfigSchema = z.object({
   /** Evidence bundles and PDF reports (GET /calls/{id}/export, /report.pdf) an account may make per window, both counted together. */
   CALL_EXPORT_LIMIT: int(1).default(30),
   CALL_EXPORT_WINDOW_SEC: int(1).default(600),
+  // Cases, support tickets, share links and leads (docs/decisions.md, issue 14).
+  /** Where support-ticket messages and setup-call requests (POST /public/leads) are mailed. */
+  SERVICE_TEAM_EMAIL: z.email().default("service-team@call-shield.example"),
+  /** A share link's lifetime when the request leaves `expires_in_hours` out; null in the request: it never expires. */
+  SHARE_DEFAULT_EXPIRES_HOURS: int(1).default(168),
+  /** Lifetime of the view token a share link's password unlocks (`X-Share-Token` or `t`). */
+  SHARE_VIEW_TOKEN_TTL_SEC: int(60).default(900),
+  /** Password attempts one share link takes per window, from anyone. */
+  SHARE_UNLOCK_MAX_PER_LINK: int(1).default(10),
+  /** Password attempts one source address may make per window, on any link. */
+  SHARE_UNLOCK_MAX_PER_IP: int(1).default(30),
+  SHARE_UNLOCK_WINDOW_SEC: int(1).default(900),
+  /** Setup-call requests (POST /public/leads) one source address may send per window. */
+  LEAD_MAX_PER_IP: int(1).default(5),
+  LEAD_WINDOW_SEC: int(1).default(3600),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
   /** WebAuthn relying party (host name and https origin of the portal); required except on loopback (`npm start`). */
@@ -95,8 +110,8 @@ const ConfigSchema = z.object({
   EXCHANGE_NONCE_TTL_SEC: int(10).default(300),
   /** Signs Digest nonces; when unset a key derived from JWT_SECRET is used. */
   EXCHANGE_NONCE_SECRET: z.string().min(32, "EXCHANGE_NONCE_SECRET must be at least 32 characters").optional(),
-  /** How far a legacy v1 `ts` may be from the server's clock, either way (seconds); each signature is good once. */
-  EXCHANGE_LEGACY_WINDOW_SEC: int(1).default(30),
+  /** How far a legacy v1 `ts` may be from the server's clock, either way (seconds). */
+  EXCHANGE_LEGACY_WINDOW_SEC: int(1).default(120),
   /** Per-account request limits (exchange_accounts.hourly_quota / per_second_cap override them). */
   EXCHANGE_HOURLY_QUOTA: int(1).default(3600),
   EXCHANGE_PER_SECOND_CAP: int(1).default(10),

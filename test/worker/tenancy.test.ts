@@ -152,6 +152,7 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   },
   call_id: recordedCall,
   case_id: async (owner) => created(await owner.client.post("/api/cases", { title: "Tenancy" }), "case").id,
+  ticket_id: async (owner) => created(await owner.client.post("/api/support/tickets", { subject: "Tenancy", body: "?" }), "ticket").id,
 };
 
 /** A valid body for each operation that takes one, so that only the record's owner decides the answer. */
@@ -165,11 +166,18 @@ const BODIES: Record<string, unknown> = {
   "POST /calls/{call_id}/transfer": { target: "14155550199" },
   "PATCH /cases/{case_id}": { status: "in_review" },
   "POST /cases/{case_id}/comments": { body: "Seen before" },
+  "PATCH /support/tickets/{ticket_id}": { status: "closed" },
+  "POST /support/tickets/{ticket_id}/messages": { body: "Any news?" },
+  "POST /admin/support/tickets/{ticket_id}/messages": { body: "Answered." },
 };
 
 /** What the owner gets other than success for the same request, and why it is not a refusal of the owner. */
 const OWNER_ANSWERS: Record<string, { status: number; reason: string }> = {
   "POST /calls/{call_id}/transfer": { status: 409, reason: "the factory's call has ended, and only a call that is up can be transferred" },
+  "POST /admin/support/tickets/{ticket_id}/messages": {
+    status: 403,
+    reason: "the service team's reply route is for platform administrators, and the ticket's owner is a customer",
+  },
 };
 
 type Presented = Pick<RequestOptions, "token" | "apiKey"> & { query?: Record<string, string> };
@@ -194,6 +202,12 @@ const CREDENTIALS: Record<string, { label: string; present: (b: Accounts["b"]) =
  * The document is the list of operations; an exception naming none of them fails below.
  */
 const EXCEPTIONS: Record<string, { status: number; reason: string }> = {
+  ...Object.fromEntries(
+    ["BearerAuth", "ApiKeyAuth"].map((scheme) => [
+      `POST /admin/support/tickets/{ticket_id}/messages via ${scheme}`,
+      { status: 403, reason: "only a platform administrator may answer as the service team (admin_required), before any lookup" },
+    ]),
+  ),
   "GET /calls/{call_id}/recording via RecordingToken": {
     status: 401,
     reason:

@@ -10,8 +10,16 @@ import type { Services } from "./context.ts";
 import { Forbidden, NotFound } from "./errors.ts";
 import { loadPrincipal, sessionRole, type Principal } from "./principal.ts";
 
-export async function impersonate(s: Services, admin: Principal, input: { customer_id: string; reason?: string | null | undefined }) {
+/**
+ * A platform administrator acting in person (a signed-in session, never an API key or an
+ * impersonation): who may impersonate, and who answers support tickets.
+ */
+export function requirePlatformAdmin(admin: Principal): void {
   if (sessionRole(admin) !== "admin" || admin.via !== "token") throw new Forbidden("admin_required");
+}
+
+export async function impersonate(s: Services, admin: Principal, input: { customer_id: string; reason?: string | null | undefined }) {
+  requirePlatformAdmin(admin);
   const owner = await s.db
     .select({ id: users.id })
     .from(users)
