@@ -110,8 +110,8 @@ const ConfigSchema = z.object({
   EXCHANGE_NONCE_TTL_SEC: int(10).default(300),
   /** Signs Digest nonces; when unset a key derived from JWT_SECRET is used. */
   EXCHANGE_NONCE_SECRET: z.string().min(32, "EXCHANGE_NONCE_SECRET must be at least 32 characters").optional(),
-  /** How far a legacy v1 `ts` may be from the server's clock, either way (seconds). */
-  EXCHANGE_LEGACY_WINDOW_SEC: int(1).default(120),
+  /** How far a legacy v1 `ts` may be from the server's clock, either way (seconds); each signature is good once. */
+  EXCHANGE_LEGACY_WINDOW_SEC: int(1).default(30),
   /** Per-account request limits (exchange_accounts.hourly_quota / per_second_cap override them). */
   EXCHANGE_HOURLY_QUOTA: int(1).default(3600),
   EXCHANGE_PER_SECOND_CAP: int(1).default(10),
