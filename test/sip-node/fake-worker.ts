@@ -1,0 +1,116 @@
+// A stand-in for the Worker's internal node API over real HTTP (node:http), for node tests that
+// need the node's own wiring (reporter, drain, grants) without wrangler dev: a whitelist of given
+// ranges with their accounts, admission to one destination, call reports kept and answered as
+// the test says, media uploads taken. The answers are the contract's schemas (schema/node-api.ts).
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseCidr } from "../../schema/cidr.ts";
+import { AdmitRequest, CallReport, type AdmissionTicket, type CallReportAnswer } from "../../schema/node-api.ts";
+
+export type FakeWorker = Awaited<ReturnType<typeof startFakeWorker>>;
+
+const readBody = async (req: IncomingMessage) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+};
+
+/** `sources` maps a caller address to its account; every admitted call goes to 127.0.0.1:`destinationPort`. */
+export async function startFakeWorker(options: { sources: Record<string, string>; destinationPort: number; grantedSeconds?: number }) {
+  const admissions: AdmitRequest[] = [];
+  const tickets: AdmissionTicket[] = [];
+  const reports: CallReport[] = [];
+  const uploads: string[] = [];
+  /** What the next report is answered with (the test sets it); no grants, nothing ended by default. */
+  let answer: (report: CallReport) => CallReportAnswer = () => ({ grants: [], ended: [] });
+  const ranges = Object.entries(options.sources).map(([address, customer_id]) => {
+    const parsed = parseCidr(`${address}/32`);
+    if (!("start" in parsed)) throw new Error(parsed.problem);
+    return { start: parsed.start, end: parsed.end, customer_id };
+  });
+
+  const server = createServer((req, res) => {
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://fake");
+      const body = await readBody(req);
+      if (url.pathname === "/internal/whitelist") return json(200, { version: 1, ranges });
+      if (url.pathname === "/internal/monitor/destinations") return json(200, { destinations: [] });
+      if (url.pathname === "/internal/monitor/results") return res.writeHead(204).end();
+      if (url.pathname === "/internal/calls/admit") {
+        const request = AdmitRequest.parse(JSON.parse(body));
+        admissions.push(request);
+        const ticket: AdmissionTicket = {
+          decision: "admit",
+          call_id: randomUUID(),
+          customer_id: request.customer_id ?? randomUUID(),
+          dialed: request.dialed,
+          ani: request.ani,
+          destination: {
+            id: "destination-1",
+            host: "127.0.0.1",
+            port: options.destinationPort,
+            transport: "udp",
+            kind: "sip",
+            provider: null,
+            agent_id: null,
+            tech_prefix: null,
+            auth: null,
+          },
+          max_call_seconds: 3_600,
+          granted_seconds: options.grantedSeconds ?? 3_600,
+          processing: "relay_only",
+          sampled: false,
+          sub_customer: null,
+          route: "default",
+        };
+        tickets.push(ticket);
+        return json(200, ticket);
+      }
+      if (url.pathname === "/internal/calls/report") {
+        const report = CallReport.parse(JSON.parse(body));
+        reports.push(report);
+        return json(200, answer(report));
+      }
+      if (req.method === "PUT" && url.pathname.includes("/media/")) {
+        uploads.push(`${url.pathname}${url.search}`);
+        return json(200, { key: url.pathname, size: body.length });
+      }
+      json(404, { detail: "not here" });
+    })().catch((err: unknown) => json(500, { detail: String(err) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    admissions,
+    tickets,
+    reports,
+    uploads,
+    /** Every event reported, in the order the Worker got them. */
+    events: () => reports.flatMap((r) => r.events),
+    answerWith(next: (report: CallReport) => CallReportAnswer) {
+      answer = next;
+    },
+    /** Waits until `check` holds (polling), or throws after `timeoutMs`. */
+    async until<T>(check: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = check();
+        if (value) return value;
+        if (Date.now() > deadline) throw new Error("timed out waiting for the fake Worker");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
