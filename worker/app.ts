@@ -25,6 +25,7 @@ import * as whitelist from "./api/whitelist/index.ts";
 import { loadConfig } from "./env.ts";
 import { newExchangeApp } from "./exchange/app.ts";
 import { newInternalApp } from "./internal/app.ts";
+import { requestBodyLimit } from "./lib/body-limit.ts";
 import { validationError } from "./lib/validation.ts";
 import { newMailPages } from "./pages/mail.ts";
 import { newServices } from "./services/context.ts";
@@ -88,6 +89,7 @@ function newApi(): OpenAPIHono<AppEnv> {
 
 export function newApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
+  app.use("*", requestBodyLimit);
   app.use("*", async (c, next) => {
     const config = loadConfig(c.env);
     const services = newServices(c.env, config, { origin: new URL(c.req.url).origin, background: backgroundOf(c) });

@@ -103,6 +103,15 @@ async function recordedCall(owner?: Session) {
 const storedKeys = async (prefix: string) => (await env.MEDIA.list({ prefix })).objects.map((o) => o.key);
 
 describe("PUT /internal/calls/{call_id}/media/{name}", () => {
+  it("takes a recording larger than the Worker's 64 KiB body limit (issue 20, finding 10)", async () => {
+    const { callId } = await placedCall();
+    const wav = wavFile(5);
+    expect(wav.byteLength).toBeGreaterThan(64 * 1024);
+    const res = await node.upload(callId, "recording.wav", wav);
+    expect(res.status).toBe(200);
+    expect(res.body.size).toBe(wav.byteLength);
+  });
+
   it("stores each file in R2 under the call and points the call at it", async () => {
     const { owner, callId } = await placedCall();
     const wav = wavFile();

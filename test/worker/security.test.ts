@@ -165,3 +165,55 @@ describe("sign-in timing (issue 20, finding 14)", () => {
     expect(costs).toEqual([20_000]);
   });
 });
+
+describe("request body limit (issue 20, finding 10)", () => {
+  const big = (bytes: number) => "x".repeat(bytes);
+
+  it("answers 413 to a body over 64 KiB on sign-in, signup and the legacy form, before parsing it", async () => {
+    const login = await request("POST", "/api/auth/login", {
+      rawBody: JSON.stringify({ email: "a@b.test", password: big(70_000) }),
+    });
+    expect(login.status).toBe(413);
+    expect(login.body).toEqual({ detail: "The request body is larger than 65536 bytes" });
+    const email = uniqueEmail("huge");
+    const signup = await request("POST", "/api/auth/signup", {
+      body: { email, password: newPassword(), attribution: { utm_source: big(70_000) } },
+    });
+    expect(signup.status).toBe(413);
+    const legacy = await request("POST", "/exchange/v1/balance.php", {
+      rawBody: `api_login=x&webapi=1&pad=${big(70_000)}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(legacy.status).toBe(413);
+    expect(legacy.body).toEqual({ status: "error", message: "The request body is larger than 65536 bytes" });
+  });
+
+  it("holds for a chunked body without Content-Length too", async () => {
+    const { exports } = await import("cloudflare:workers");
+    const chunk = new TextEncoder().encode(big(16_384));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 8) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const res = await exports.default.fetch(
+      new Request("https://api.test/api/auth/login", { method: "POST", body, headers: { "content-type": "application/json" } }),
+    );
+    expect(res.status).toBe(413);
+  });
+
+  it("bounds the signup's free-form attribution (422, nothing stored)", async () => {
+    const email = uniqueEmail("attr");
+    const res = await request("POST", "/api/auth/signup", {
+      body: { email, password: newPassword(), attribution: { utm_source: big(3000) } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(["body", "attribution"]);
+    expect(await env.DB.prepare("SELECT id FROM users WHERE email = ?").bind(email).first()).toBeNull();
+    expect(
+      (await request("POST", "/api/auth/signup", { body: { email, password: newPassword(), attribution: { utm_source: "ad" } } })).status,
+    ).toBe(201);
+  });
+});

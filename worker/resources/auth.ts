@@ -16,6 +16,9 @@ export const NewPasswordSchema = z
 
 const EmailSchema = z.email().max(254).openapi({ example: "noc@carrier.example" });
 
+/** Attribution is a handful of utm_* strings: a bound keeps the stored free-form object small. */
+const MAX_ATTRIBUTION_CHARS = 2048;
+
 export const SignupRequestSchema = z
   .object({
     email: EmailSchema,
@@ -26,7 +29,10 @@ export const SignupRequestSchema = z
       .record(z.string(), z.unknown())
       .nullable()
       .optional()
-      .openapi({ description: "Marketing attribution (utm_source and the like)" }),
+      .refine((v) => v === undefined || v === null || JSON.stringify(v).length <= MAX_ATTRIBUTION_CHARS, {
+        message: `attribution must be at most ${MAX_ATTRIBUTION_CHARS} characters as JSON`,
+      })
+      .openapi({ description: `Marketing attribution (utm_source and the like), at most ${MAX_ATTRIBUTION_CHARS} characters as JSON` }),
     accept_terms: z.boolean().default(false).openapi({ description: "Accepts the Terms in force" }),
   })
   .openapi("SignupRequest");
