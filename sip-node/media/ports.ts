@@ -1,9 +1,14 @@
 // RTP ports from the configured range: an even port for RTP and the next one for RTCP
-// (RFC 3550 §11), handed out round-robin so a port just released is not reused at once
-// (late packets of the old call would land in the new one).
+// (RFC 3550 §11), drawn at random (crypto) so nobody can predict the next call's ports and spray
+// them, and so a port just released is rarely reused at once (late packets of the old call would
+// land in the new one).
+import { randomInt } from "node:crypto";
 import { createSocket, type Socket } from "node:dgram";
 import { lookup } from "node:dns";
 import { isIP } from "node:net";
+
+/** Random draws before walking the range in order. */
+const RANDOM_DRAWS = 16;
 
 export type PortPair = { rtp: Socket; rtcp: Socket; port: number };
 
@@ -11,13 +16,11 @@ export class PortAllocator {
   private readonly min: number;
   private readonly max: number;
   private readonly inUse = new Set<number>();
-  private next: number;
   private readonly bindAddress: string;
 
   constructor(range: { portMin: number; portMax: number }, bindAddress: string) {
     this.min = range.portMin + (range.portMin % 2);
     this.max = range.portMax - 1;
-    this.next = this.min;
     this.bindAddress = bindAddress;
   }
 
@@ -29,11 +32,17 @@ export class PortAllocator {
     return this.inUse.size;
   }
 
-  /** Binds the next free pair; throws when the whole range is taken. */
+  /**
+   * Binds a free pair at random; throws when the whole range is taken. Random draws first, then
+   * (a range nearly full) a walk over every pair from a random one, so a free pair is always found.
+   */
   async allocate(): Promise<PortPair> {
-    for (let tries = 0; tries < this.capacity; tries++) {
-      const port = this.next;
-      this.next = port + 2 > this.max ? this.min : port + 2;
+    const capacity = this.capacity;
+    if (capacity <= 0) throw new Error("no free RTP port in the configured range");
+    const start = randomInt(capacity);
+    for (let tries = 0; tries < capacity + RANDOM_DRAWS; tries++) {
+      const index = tries < RANDOM_DRAWS ? randomInt(capacity) : (start + tries - RANDOM_DRAWS) % capacity;
+      const port = this.min + 2 * index;
       if (this.inUse.has(port)) continue;
       this.inUse.add(port);
       const pair = await this.bindPair(port).catch(() => null);

@@ -15,6 +15,9 @@ import { isRtcp, isRtp, payloadStart, payloadEnd, payloadType, sequenceOf, ssrcO
 import type { SdpMedia } from "./sdp.ts";
 
 export type Side = "caller" | "callee";
+
+/** How long after an offer, an answer or the call's answer a NATed party's packets may latch. */
+export const LATCH_WINDOW_MS = 10_000;
 type Law = "PCMU" | "PCMA";
 
 export type RelayOptions = {
@@ -45,9 +48,14 @@ class RelaySide {
   readonly name: Side;
   readonly pair: PortPair;
   readonly local: PcapEndpoint;
+  /** Where this party's RTP goes: the latched source, else what its SDP names. */
   remote: PcapEndpoint | null = null;
+  /** The address and port the party's SDP names (only the address must match a latched source). */
+  named: PcapEndpoint | null = null;
   remoteRtcpPort = 0;
   latched = false;
+  /** Until when a packet from the SDP's address but another port may latch (NAT). */
+  private latchUntil = 0;
   packets = 0;
   bytes = 0;
   errors = 0;
@@ -65,12 +73,33 @@ class RelaySide {
     this.local = { address: publicAddress, port: pair.port };
   }
 
-  /** Symmetric RTP: the first packet's source becomes the peer (NAT); others are refused. */
+  /**
+   * Symmetric RTP, narrowed to the party the SDP names: a packet from the SDP's address latches
+   * its source (the port may differ behind NAT) while the latch window is open, or at any time
+   * when it comes from the very address and port named; once latched only that source is heard.
+   * Anyone else (a stranger spraying the port range) is refused and moves nothing.
+   */
   accepts(from: RemoteInfo): boolean {
     if (this.latched) return from.port === this.remote!.port && from.address === this.remote!.address;
+    const named = this.named;
+    if (!named || from.address !== named.address) return false;
+    if (from.port !== named.port && Date.now() > this.latchUntil) return false;
     this.remote = { address: from.address, port: from.port };
     this.latched = true;
     return true;
+  }
+
+  /** What the party's SDP names: we send there until its packets latch the real source. */
+  expect(named: PcapEndpoint | null, now: number): void {
+    this.named = named;
+    this.remote = named;
+    this.latched = false;
+    this.latchUntil = now + LATCH_WINDOW_MS;
+  }
+
+  /** Opens the latch window again (at the answer: a caller often starts its RTP only then). */
+  reopenLatch(now: number): void {
+    if (!this.latched) this.latchUntil = now + LATCH_WINDOW_MS;
   }
 
   stats(): LiveLegStats {
@@ -147,12 +176,12 @@ export class MediaRelay {
   /** A party's SDP: where its RTP goes, which payload types mean what, whether it holds. */
   setRemote(side: Side, media: SdpMedia, codec: string | null): void {
     const s = this.sides[side];
+    const now = Date.now();
     if (media.address && media.port > 0) {
-      const moved = !s.remote || s.remote.address !== media.address || s.remote.port !== media.port;
-      if (moved) {
-        s.remote = { address: media.address, port: media.port };
-        s.latched = false;
-      }
+      const address = normalAddress(media.address);
+      const moved = !s.named || s.named.address !== address || s.named.port !== media.port;
+      if (moved) s.expect({ address, port: media.port }, now);
+      else s.reopenLatch(now);
       s.remoteRtcpPort = media.port + 1;
     }
     s.direction = media.direction;
@@ -162,7 +191,7 @@ export class MediaRelay {
     }
     if (media.telephoneEventPt !== null) this.telephoneEventPts.add(media.telephoneEventPt);
     if (codec) this.codec = codec;
-    this.sdpChangedAt = Date.now();
+    this.sdpChangedAt = now;
   }
 
   /** A party put the call on hold (sendonly, recvonly or inactive): silence is expected. */
@@ -173,6 +202,7 @@ export class MediaRelay {
   /** Restarts the silence clock (at the answer: ringing without early media is not silence). */
   touch(): void {
     this.sdpChangedAt = Date.now();
+    for (const side of Object.values(this.sides)) side.reopenLatch(this.sdpChangedAt);
   }
 
   /** How long no RTP has come from either side (or since the last SDP change). */
@@ -232,7 +262,7 @@ export class MediaRelay {
   }
 
   private relayRtcp(packet: Buffer, info: RemoteInfo, from: RelaySide, to: RelaySide): void {
-    if (from.remote && info.address !== from.remote.address) {
+    if (!from.remote || info.address !== from.remote.address) {
       from.errors++;
       return;
     }
@@ -292,5 +322,15 @@ export class MediaRelay {
 
   private spoolPath(name: MediaName): string {
     return join(this.options.spoolDir, `${this.callId}-${name}`);
+  }
+}
+
+/** An SDP address as the socket reports sources: IPv6 compressed and in lower case (RFC 5952). */
+function normalAddress(address: string): string {
+  if (!address.includes(":")) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
   }
 }

@@ -1,11 +1,11 @@
 // The relay on its own, with two UDP sockets standing in for the caller and the callee.
 import { createSocket, type Socket } from "node:dgram";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { PortAllocator } from "../../sip-node/media/ports.ts";
-import { MediaRelay } from "../../sip-node/media/relay.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { PortAllocator, type PortPair } from "../../sip-node/media/ports.ts";
+import { LATCH_WINDOW_MS, MediaRelay } from "../../sip-node/media/relay.ts";
 import { sequenceOf, ssrcOf } from "../../sip-node/media/rtp.ts";
 import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
 import { ntpMiddle32 } from "../../sip-node/media/quality.ts";
@@ -18,9 +18,9 @@ const open: Array<{ relay: MediaRelay; sockets: Socket[] }> = [];
 
 type Party = { socket: Socket; port: number; received: Buffer[] };
 
-async function party(): Promise<Party> {
+async function party(address = "127.0.0.1"): Promise<Party> {
   const socket = createSocket("udp4");
-  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => socket.bind(0, address, resolve));
   const received: Buffer[] = [];
   socket.on("message", (m) => received.push(m));
   return { socket, port: socket.address().port, received };
@@ -153,4 +153,79 @@ describe("the RTP relay", () => {
     expect(summary.qos?.callee.packets).toBe(10);
     expect(ports.used).toBe(0);
   });
+
+  it("ignores RTP from a stranger's address mid-call: not relayed, not recorded, the latch stays", async () => {
+    const { relay, caller, callee, send } = await call(true);
+    // A stranger (another address) sprays the caller's port first, then again mid-call.
+    const stranger = await party("127.0.0.2");
+    open.at(-1)!.sockets.push(stranger.socket);
+    stranger.socket.send(rtp(900, 9999), relay.localPort("caller"), "127.0.0.1");
+    await pause(30);
+    for (let i = 0; i < 5; i++) {
+      send(caller, rtp(i, 1111));
+      send(callee, rtp(100 + i, 2222));
+      await pause(5);
+    }
+    for (let i = 0; i < 5; i++) stranger.socket.send(rtp(901 + i, 9999), relay.localPort("caller"), "127.0.0.1");
+    stranger.socket.send(rtp(950, 9999), relay.localPort("callee"), "127.0.0.1");
+    await pause(100);
+    expect(callee.received.map((p) => ssrcOf(p))).toEqual([1111, 1111, 1111, 1111, 1111]);
+    expect(caller.received.map((p) => ssrcOf(p))).toEqual([2222, 2222, 2222, 2222, 2222]);
+    expect(stranger.received).toEqual([]);
+    expect(relay.stats().caller).toMatchObject({ packets: 5, ssrc: 1111, endpoint: `127.0.0.1:${caller.port}` });
+    expect(relay.stats().callee).toMatchObject({ packets: 5, ssrc: 2222, endpoint: `127.0.0.1:${callee.port}` });
+    open.pop();
+    const summary = await relay.close();
+    for (const s of [caller, callee, stranger]) s.socket.close();
+    // The recording and the captures hold the parties' packets only.
+    expect(summary.qos).toMatchObject({ caller: { packets: 5 }, callee: { packets: 5 } });
+    const callerPcap = summary.files.find((f) => f.name === "caller.pcap")!;
+    expect(pcapPacketCount(readFileSync(callerPcap.path))).toBe(10);
+  });
+
+  it("latches a NATed party's other port only inside the window after its SDP", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const { relay, caller, callee, send } = await call();
+      // The caller's RTP comes from another port of the address its SDP names (NAT): latched.
+      const natted = await party();
+      open.at(-1)!.sockets.push(natted.socket);
+      natted.socket.send(rtp(1, 1111), relay.localPort("caller"), "127.0.0.1");
+      await pause(50);
+      expect(relay.stats().caller.endpoint).toBe(`127.0.0.1:${natted.port}`);
+      expect(callee.received).toHaveLength(1);
+      // The callee's window has passed: another port of its address is refused, the one named is heard.
+      vi.setSystemTime(Date.now() + LATCH_WINDOW_MS + 1_000);
+      const late = await party();
+      open.at(-1)!.sockets.push(late.socket);
+      late.socket.send(rtp(2, 2222), relay.localPort("callee"), "127.0.0.1");
+      await pause(50);
+      expect(natted.received).toHaveLength(0);
+      send(callee, rtp(3, 2222));
+      await pause(50);
+      // Toward the caller's latched source, not the port its SDP named.
+      expect(natted.received).toHaveLength(1);
+      expect(caller.received).toHaveLength(0);
+      expect(relay.stats().callee.endpoint).toBe(`127.0.0.1:${callee.port}`);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("hands out RTP ports at random, not in turn", async () => {
+    const wide = new PortAllocator({ portMin: base + 100, portMax: base + 2099 }, "127.0.0.1");
+    const pairs: PortPair[] = [];
+    for (let i = 0; i < 8; i++) pairs.push(await wide.allocate());
+    const steps = pairs.slice(1).map((p, i) => p.port - pairs[i]!.port);
+    for (const p of pairs) wide.release(p);
+    expect(steps.every((step) => step === 2)).toBe(false);
+    expect(new Set(steps).size).toBeGreaterThan(1);
+  });
 });
+
+/** Packets in a classic pcap file (24-byte header, 16-byte record headers). */
+function pcapPacketCount(file: Buffer): number {
+  let count = 0;
+  for (let at = 24; at + 16 <= file.length; at += 16 + file.readUInt32LE(at + 8)) count++;
+  return count;
+}
