@@ -24,6 +24,8 @@ export async function startFakeWorker(options: { sources: Record<string, string>
   const uploads: string[] = [];
   /** What the next report is answered with (the test sets it); no grants, nothing ended by default. */
   let answer: (report: CallReport) => CallReportAnswer = () => ({ grants: [], ended: [] });
+  /** While set, every report is answered with this status (and not kept). */
+  let reportFailure: number | null = null;
   const ranges = Object.entries(options.sources).map(([address, customer_id]) => {
     const parsed = parseCidr(`${address}/32`);
     if (!("start" in parsed)) throw new Error(parsed.problem);
@@ -72,6 +74,7 @@ export async function startFakeWorker(options: { sources: Record<string, string>
         return json(200, ticket);
       }
       if (url.pathname === "/internal/calls/report") {
+        if (reportFailure !== null) return json(reportFailure, { detail: "not now" });
         const report = CallReport.parse(JSON.parse(body));
         reports.push(report);
         return json(200, answer(report));
@@ -96,6 +99,10 @@ export async function startFakeWorker(options: { sources: Record<string, string>
     events: () => reports.flatMap((r) => r.events),
     answerWith(next: (report: CallReport) => CallReportAnswer) {
       answer = next;
+    },
+    /** Reports answered with `status` from now on (null: taken again). */
+    failReports(status: number | null) {
+      reportFailure = status;
     },
     /** Waits until `check` holds (polling), or throws after `timeoutMs`. */
     async until<T>(check: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
