@@ -37,6 +37,8 @@ export class CallCredit {
     call.clearTimer(this.timer);
     this.timer = null;
     if (call.state === "ended" || this.answeredAt === null) return;
+    // Credit for the whole cap: the cap's own timer ends the call (as max_call_seconds).
+    if (call.ticket && this.grantedSeconds >= call.ticket.max_call_seconds) return;
     const endsAt = this.answeredAt + this.grantedSeconds * 1000;
     this.timer = call.after(Math.max(0, endsAt - Date.now()), () => call.hangUpBoth("platform", "credit_exhausted"));
   }

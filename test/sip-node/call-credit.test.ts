@@ -103,6 +103,14 @@ describe("grants from the call ledger", () => {
     expect(byes(node)).toEqual([1, 1]);
   });
 
+  it("leave the end to max_call_seconds when they cover the whole cap", async () => {
+    node = memoryNode(async () => ticket({ granted_seconds: 60, max_call_seconds: 60 }));
+    await answeredCall(node);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(byes(node)).toEqual([1, 1]);
+    expect(await node.event("ended")).toMatchObject({ end_reason: "max_call_seconds" });
+  });
+
   it("never carry a call past max_call_seconds", async () => {
     node = memoryNode(async () => ticket({ granted_seconds: 30, max_call_seconds: 100 }));
     const session = await answeredCall(node);
