@@ -30,6 +30,8 @@ export const outboxEmails = sqliteTable(
     subject: text("subject").notNull(),
     text: text("text"),
     html: text("html"),
+    /** What was attached (name, type, size), never the bytes. */
+    attachments: json<Array<{ filename: string; content_type: string; size: number }>>("attachments"),
     createdAt: createdAt(),
     sentAt: timestamp("sent_at"),
     error: text("error"),

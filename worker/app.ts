@@ -4,6 +4,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as admin from "./api/admin/index.ts";
+import * as alerts from "./api/alerts/index.ts";
 import * as apiKeys from "./api/api-keys/index.ts";
 import * as automation from "./api/automation/index.ts";
 import * as auth from "./api/auth/index.ts";
@@ -49,6 +50,7 @@ const AREAS: { register(api: Api): void }[] = [
   cases,
   support,
   automation,
+  alerts,
   docs,
 ];
 

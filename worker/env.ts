@@ -83,6 +83,12 @@ const ConfigSchema = z.object({
   /** Base URL up to /v1 of an OpenAI-compatible speech-to-text service (the offline engine locally). */
   TRANSCRIPTION_URL: z.url().optional(),
   TRANSCRIPTION_MODEL: z.string().default("whisper-1"),
+  /** Where the API is reached from outside, for links in alerts and webhook events sent from queues (which have no request to take it from). */
+  PUBLIC_ORIGIN: z.url().optional(),
+  /** Alert e-mails carry the files a rule asks for up to this many bytes together; past it, links instead. */
+  ALERT_ATTACHMENT_MAX_BYTES: int(0).default(10 * 1024 * 1024),
+  /** Webhooks and alert channels may post over http to loopback addresses (local development only; production: https to public addresses). */
+  OUTBOUND_ALLOW_LOOPBACK: flag.default(false),
   TRANSCRIPTION_API_KEY: z.string().optional(),
   /** Base URL up to /v1 of an OpenAI-compatible chat service, for tiers whose provider is openai-compatible. */
   ANALYSIS_URL: z.url().optional(),

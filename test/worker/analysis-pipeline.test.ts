@@ -42,7 +42,10 @@ function pipelineServices(transcriber: OpenAiCompatibleTranscriber) {
   const verdicts: VerdictEvent[] = [];
   const services = testServices({
     transcriber,
-    queues: { analysis: { send: async (body: unknown) => void sent.push(body as AnalysisMessage) } as unknown as Queue<unknown> },
+    queues: {
+      analysis: { send: async (body: unknown) => void sent.push(body as AnalysisMessage) } as unknown as Queue<unknown>,
+      deliveries: env.DELIVERY_QUEUE,
+    },
     verdicts: { deliver: async (event) => void verdicts.push(event) },
   });
   return { services, sent, verdicts };

@@ -189,7 +189,10 @@ describe("a verdict over a rule's threshold", () => {
       return Response.json({ text, language: "en", duration: 20, segments: [{ start: 0, end: 5, text }] });
     });
     const transcriber = new OpenAiCompatibleTranscriber({ baseUrl: "http://transcriber.test/v1", model: "whisper-1", fetch });
-    const services = testServices({ transcriber, queues: { analysis: { send: async () => {} } as unknown as Queue<unknown> } });
+    const services = testServices({
+      transcriber,
+      queues: { analysis: { send: async () => {} } as unknown as Queue<unknown>, deliveries: env.DELIVERY_QUEUE },
+    });
     const { job_id } = await analyseOnDemand(services, await principalOf(owner), callId);
     expect(await runAnalysisJob(services, job_id)).toEqual({ outcome: "done" });
     const call = await callRow(callId);

@@ -142,8 +142,15 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   rule_id: async (owner, _made, path) => {
     if (path.startsWith("/automation/"))
       return created(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), "automation rule").id;
+    if (path.startsWith("/customer/alert-rules/"))
+      return created(await owner.client.post("/api/customer/alert-rules", { name: "Tenancy" }), "alert rule").id;
     return (await addRoutingRule(owner, "4930", (await addDestination(owner)).id)).id;
   },
+  channel_id: async (owner) =>
+    created(
+      await owner.client.post("/api/customer/alert-channels", { kind: "slack", url: "https://hooks.slack.com/services/T/B/x" }),
+      "alert channel",
+    ).id,
   control_id: async (owner) => {
     created(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), "automation rule");
     await testServices().verdicts.deliver(await verdictEvent(owner, { ani: uniqueAni() }));
@@ -163,6 +170,8 @@ const BODIES: Record<string, unknown> = {
   "PATCH /customer/ips/{ip_id}": { label: "Renamed" },
   "PATCH /customer/routing-rules/{rule_id}": { label: "Renamed" },
   "PATCH /automation/rules/{rule_id}": { name: "Renamed" },
+  "PATCH /customer/alert-rules/{rule_id}": { name: "Renamed" },
+  "PATCH /customer/alert-channels/{channel_id}": { label: "Renamed" },
   "POST /calls/{call_id}/transfer": { target: "14155550199" },
   "PATCH /cases/{case_id}": { status: "in_review" },
   "POST /cases/{case_id}/comments": { body: "Seen before" },
@@ -173,6 +182,10 @@ const BODIES: Record<string, unknown> = {
 
 /** What the owner gets other than success for the same request, and why it is not a refusal of the owner. */
 const OWNER_ANSWERS: Record<string, { status: number; reason: string }> = {
+  "POST /customer/alert-rules/{rule_id}/test": {
+    status: 409,
+    reason: "the factory's rule delivers by e-mail only, and the tests' Worker has no mail service configured (no_delivery)",
+  },
   "POST /calls/{call_id}/transfer": { status: 409, reason: "the factory's call has ended, and only a call that is up can be transferred" },
   "POST /admin/support/tickets/{ticket_id}/messages": {
     status: 403,

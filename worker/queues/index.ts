@@ -2,12 +2,15 @@
 // its handler here.
 import type { Bindings } from "../env.ts";
 import { consumeAnalysis } from "./analysis.ts";
+import { consumeDeliveries } from "./deliveries.ts";
 
 export type QueueHandler = (batch: MessageBatch, env: Bindings, ctx: ExecutionContext) => Promise<void>;
 
 export const CONSUMERS: Record<string, QueueHandler> = {
   /** Transcription, analysis and the verdict of recorded calls. */
   "call-shield-analysis": consumeAnalysis,
+  /** Alerts and account webhook events. */
+  "call-shield-deliveries": consumeDeliveries,
 };
 
 /** Hands a batch to its queue's handler; a batch from a queue nobody handles is retried, never dropped. */

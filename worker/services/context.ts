@@ -10,6 +10,7 @@ import { hubFor, ledgerFor, limiterFor, registryFor, type LedgerStub, type Limit
 import { describeError } from "../lib/errors.ts";
 import type { Analyser } from "../providers/analysis/analyser.ts";
 import { analyserFrom, transcriberFrom } from "../providers/index.ts";
+import { outboundHttp, type OutboundHttp } from "../providers/http/outbound.ts";
 import { mailSender, type MailSender } from "../providers/mail/mail.ts";
 import type { Transcriber } from "../providers/transcription/transcriber.ts";
 import { verdictSinkFor } from "./verdict-listeners.ts";
@@ -39,7 +40,10 @@ export type Services = {
   registryTimeoutMs: number;
   hub: Hub;
   mail: MailSender;
-  queues: { analysis: Queue<unknown> };
+  /** POSTs to customer-given URLs (webhook, alert channels) and the name lookups that check them. */
+  outbound: OutboundHttp;
+  /** analysis: recorded calls to analyse; deliveries: alerts and webhook events to send. */
+  queues: { analysis: Queue<unknown>; deliveries: Queue<unknown> };
   /** Speech to text; null when transcription is off or not configured. */
   transcriber: Transcriber | null;
   /** The analyser serving an AI tier. */
@@ -75,7 +79,8 @@ export function newServices(env: Bindings, config: Config, options: ServicesOpti
       return (hub ??= hubFor(env));
     },
     mail: mailSender(db),
-    queues: { analysis: env.ANALYSIS_QUEUE },
+    outbound: outboundHttp(),
+    queues: { analysis: env.ANALYSIS_QUEUE, deliveries: env.DELIVERY_QUEUE },
     transcriber: transcriberFrom(config, env),
     analyserFor: (tier) => analyserFrom(tier, config, env),
     // Set below: the listeners (automation, alert rules, the webhook) act through these same services.

@@ -1,0 +1,152 @@
+// What an alert says, in each form it is sent: an e-mail, a Slack Block Kit message (within
+// Slack's limits: 50 blocks, header 150 characters, section text 3,000, 10 fields of 2,000 each,
+// 10 context elements, button text 75, URL 3,000), and the generic JSON webhook body.
+
+export type AlertFacts = {
+  rule: { id: string; name: string; trigger: string };
+  call: {
+    id: string;
+    ani: string | null;
+    dialed: string | null;
+    startedAt: string;
+    durationSec: number | null;
+    mos: number | null;
+    subCustomer: string | null;
+  };
+  verdict: {
+    title: string | null;
+    probability: number;
+    category: string;
+    recommendation: string;
+    entity: string | null;
+    summary: string | null;
+    redFlags: string[];
+  } | null;
+  /** Where the call is seen in the API (sign-in needed). */
+  callUrl: string;
+};
+
+export const SLACK_LIMITS = {
+  blocks: 50,
+  headerText: 150,
+  sectionText: 3_000,
+  fields: 10,
+  fieldText: 2_000,
+  contextElements: 10,
+  buttonText: 75,
+  url: 3_000,
+  fallbackText: 40_000,
+} as const;
+
+const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+const headline = (f: AlertFacts) =>
+  f.rule.trigger === "quality"
+    ? `Call quality alert: MOS ${f.call.mos ?? "?"} on a call from ${f.call.ani ?? "an unknown number"}`
+    : `Fraud alert: ${f.verdict?.title ?? f.verdict?.category ?? "suspicious call"} (${f.verdict?.probability ?? "?"}%) from ${f.call.ani ?? "an unknown number"}`;
+
+export function alertSubject(f: AlertFacts): string {
+  return cut(`[Call Shield] ${headline(f)}`, 200);
+}
+
+/** Plain-text e-mail body; `notes` are lines about attachments left out for size. */
+export function alertEmailText(f: AlertFacts, notes: string[] = []): string {
+  const v = f.verdict;
+  const lines = [
+    headline(f),
+    "",
+    `Rule: ${f.rule.name}`,
+    `Caller: ${f.call.ani ?? "unknown"}`,
+    `Dialed: ${f.call.dialed ?? "unknown"}`,
+    `Started: ${f.call.startedAt}`,
+    ...(f.call.durationSec !== null ? [`Duration: ${f.call.durationSec} s`] : []),
+    ...(f.call.subCustomer ? [`Sub-customer: ${f.call.subCustomer}`] : []),
+    ...(f.call.mos !== null ? [`MOS: ${f.call.mos}`] : []),
+    ...(v
+      ? [
+          "",
+          `Verdict: ${v.recommendation}, probability ${v.probability}%, category ${v.category}`,
+          ...(v.entity ? [`Claimed entity: ${v.entity}`] : []),
+          ...(v.summary ? ["", v.summary] : []),
+          ...(v.redFlags.length ? ["", "Red flags:", ...v.redFlags.map((flag) => `- ${flag}`)] : []),
+        ]
+      : []),
+    "",
+    `Call: ${f.callUrl}`,
+    ...(notes.length ? ["", ...notes] : []),
+  ];
+  return lines.join("\n");
+}
+
+/** Slack mrkdwn treats &, < and > as markup. */
+const escapeSlack = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+const field = (name: string, value: string) => ({ type: "mrkdwn", text: cut(`*${name}*\n${escapeSlack(value)}`, SLACK_LIMITS.fieldText) });
+
+export function slackAlert(f: AlertFacts) {
+  const v = f.verdict;
+  const fields = [
+    field("Caller", f.call.ani ?? "unknown"),
+    field("Dialed", f.call.dialed ?? "unknown"),
+    ...(v ? [field("Probability", `${v.probability}%`), field("Recommendation", v.recommendation), field("Category", v.category)] : []),
+    ...(v?.entity ? [field("Claimed entity", v.entity)] : []),
+    ...(f.call.mos !== null ? [field("MOS", String(f.call.mos))] : []),
+    field("Started", f.call.startedAt),
+    ...(f.call.subCustomer ? [field("Sub-customer", f.call.subCustomer)] : []),
+  ].slice(0, SLACK_LIMITS.fields);
+  const blocks: unknown[] = [
+    { type: "header", text: { type: "plain_text", text: cut(headline(f), SLACK_LIMITS.headerText), emoji: true } },
+    { type: "section", fields },
+  ];
+  if (v?.summary) blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(escapeSlack(v.summary), SLACK_LIMITS.sectionText) } });
+  if (v?.redFlags.length) {
+    const flags = v.redFlags.map((flag) => `• ${escapeSlack(flag)}`).join("\n");
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(`*Red flags*\n${flags}`, SLACK_LIMITS.sectionText) } });
+  }
+  blocks.push({
+    type: "context",
+    elements: [{ type: "mrkdwn", text: cut(`Rule: ${escapeSlack(f.rule.name)} · call ${f.call.id}`, SLACK_LIMITS.fieldText) }],
+  });
+  if (f.callUrl.length <= SLACK_LIMITS.url) {
+    blocks.push({ type: "actions", elements: [{ type: "button", text: { type: "plain_text", text: "Open the call" }, url: f.callUrl }] });
+  }
+  return { text: cut(headline(f), SLACK_LIMITS.fallbackText), blocks };
+}
+
+/** The generic JSON webhook's body. */
+export function jsonAlert(f: AlertFacts, at: string) {
+  const v = f.verdict;
+  return {
+    type: "alert",
+    sent_at: at,
+    rule: { id: f.rule.id, name: f.rule.name, trigger: f.rule.trigger },
+    call: {
+      id: f.call.id,
+      ani: f.call.ani,
+      dialed: f.call.dialed,
+      started_at: f.call.startedAt,
+      duration_sec: f.call.durationSec,
+      mos: f.call.mos,
+      sub_customer: f.call.subCustomer,
+      url: f.callUrl,
+    },
+    verdict: v
+      ? {
+          title: v.title,
+          probability: v.probability,
+          category: v.category,
+          recommendation: v.recommendation,
+          entity: v.entity,
+          summary: v.summary,
+          red_flags: v.redFlags,
+        }
+      : null,
+  };
+}
+
+/** What a channel's connection test posts. */
+export function connectionTestBody(kind: string, origin: string) {
+  const text = `Connection test from Call Shield (${origin}): alerts will arrive here.`;
+  if (kind === "slack") return { text, blocks: [{ type: "section", text: { type: "mrkdwn", text } }] };
+  return { type: "alert.test", sent_at: new Date().toISOString(), text };
+}
