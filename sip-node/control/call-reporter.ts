@@ -30,15 +30,21 @@ export type CallReporterOptions = {
   batchEvents?: number;
   /** ...or this long after the first of them. */
   windowMs?: number;
+  /** The most bytes of events one report carries (the Worker refuses larger bodies with 413). */
+  maxBatchBytes?: number;
   /** The first retry's delay; doubled at each failure up to maxBackoffMs. */
   backoffMs?: number;
   maxBackoffMs?: number;
 };
 
-type Pending = { boot: string; event: ReportedEvent; journaled: boolean };
+type Pending = { boot: string; event: ReportedEvent; journaled: boolean; bytes: number; slimmed?: boolean };
 
 /** The most events one report may carry (schema/node-api.ts): a backlog drains in batches this large. */
 const MAX_REPORT_EVENTS = 1_000;
+/** Within the Worker's request body limit (64 KiB), with room for the envelope. */
+const MAX_BATCH_BYTES = 60 * 1024;
+/** What post() answers for a report the Worker found too large (413): it is sent again smaller. */
+const TOO_LARGE = Symbol("too large");
 
 export class CallReporter {
   private readonly options: Required<CallReporterOptions>;
@@ -53,16 +59,18 @@ export class CallReporter {
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private retry: { timer: ReturnType<typeof setTimeout>; wake: () => void } | null = null;
   private flushing = 0;
+  /** Events a batch may carry now: halved by a 413, grown back by each batch taken. */
+  private batchLimit = MAX_REPORT_EVENTS;
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
 
   /** Reads the journal: what a previous run left there is queued first. */
   constructor(options: CallReporterOptions) {
-    this.options = { batchEvents: 100, windowMs: 20, backoffMs: 100, maxBackoffMs: 5_000, ...options };
+    this.options = { batchEvents: 100, windowMs: 20, maxBatchBytes: MAX_BATCH_BYTES, backoffMs: 100, maxBackoffMs: 5_000, ...options };
     this.journal = new CallJournal(options.journalPath, options.log);
     const left = this.journal.load();
     if (left.length > 0) options.log(`re-sending ${left.length} call end(s) a previous run had not had acknowledged`);
-    for (const entry of left) this.pending.push({ ...entry, journaled: true });
+    for (const entry of left) this.pending.push({ ...entry, journaled: true, bytes: sizeOf(entry.event) });
     if (left.length > 0) this.firstPendingAt = 0;
   }
 
@@ -83,7 +91,8 @@ export class CallReporter {
     const seq = (this.seqs.get(callId) ?? 0) + 1;
     if (event.type === "ended") this.seqs.delete(callId);
     else this.seqs.set(callId, seq);
-    const item: Pending = { boot: this.options.bootId, event: { call_id: callId, customer_id: customerId, seq, event }, journaled: false };
+    const reported = { call_id: callId, customer_id: customerId, seq, event };
+    const item: Pending = { boot: this.options.bootId, event: reported, journaled: false, bytes: sizeOf(reported) };
     if (event.type === "ended") {
       this.journal.append(item);
       item.journaled = true;
@@ -164,7 +173,12 @@ export class CallReporter {
     // A batch holds the events of one boot: a previous run's ends go under its own boot id.
     const boot = this.pending[0]?.boot ?? this.options.bootId;
     let count = 0;
-    while (count < this.pending.length && count < MAX_REPORT_EVENTS && this.pending[count]!.boot === boot) count++;
+    let bytes = 0;
+    while (count < this.pending.length && count < this.batchLimit && this.pending[count]!.boot === boot) {
+      bytes += this.pending[count]!.bytes;
+      if (count > 0 && bytes > this.options.maxBatchBytes) break;
+      count++;
+    }
     const items = this.pending.slice(0, count);
     const withLive = this.heartbeatDue && boot === this.options.bootId;
     if (withLive) this.heartbeatDue = false;
@@ -177,25 +191,58 @@ export class CallReporter {
     };
     this.inFlight = true;
     void this.post(report).then((answer) => {
+      this.inFlight = false;
+      if (answer === TOO_LARGE && this.smaller(items, withLive)) return this.schedule();
+      if (answer !== TOO_LARGE && answer) this.batchLimit = Math.min(MAX_REPORT_EVENTS, this.batchLimit * 2);
       // The batch's events leave the queue once taken (or refused for good), not before: a
       // flush or a stop in between still counts them as unsent.
       this.pending.splice(0, count);
       this.firstPendingAt = this.pending.length > 0 ? (this.firstPendingAt ?? Date.now()) : null;
       this.journal.ack(items.filter((item) => item.journaled).map((item) => item.event));
-      this.inFlight = false;
-      if (answer) this.deliver(answer);
+      if (answer && answer !== TOO_LARGE) this.deliver(answer);
       this.schedule();
     });
   }
 
-  /** Posts one report until the Worker takes it; null when it refused it for good or the reporter stopped. */
-  private async post(report: CallReport): Promise<CallReportAnswer | null> {
+  /**
+   * A batch the Worker found too large goes again smaller: without the heartbeat's `live` first (the
+   * next heartbeat carries it), then with fewer events, then one event without its ladder, DTMF and
+   * per-leg QoS (the SIP log file, uploaded apart, has every message). False when nothing can be
+   * made smaller: the batch is then dropped.
+   */
+  private smaller(items: Pending[], withLive: boolean): boolean {
+    if (withLive) {
+      this.options.log(`a heartbeat naming ${this.options.live().length} call(s) was too large for the Worker`);
+      return items.length > 0;
+    }
+    if (items.length > 1) {
+      this.batchLimit = Math.max(1, Math.floor(items.length / 2));
+      return true;
+    }
+    const item = items[0];
+    if (!item || item.slimmed || item.event.event.type !== "ended") {
+      this.options.log(`call report too large even with ${items.length} event(s): dropped`);
+      return false;
+    }
+    const { ladder: _ladder, dtmf: _dtmf, qos: _qos, ...slim } = item.event.event;
+    item.event = { ...item.event, event: slim };
+    item.bytes = sizeOf(item.event);
+    item.slimmed = true;
+    return true;
+  }
+
+  /** Posts one report until the Worker takes it; null when it refused it for good, TOO_LARGE for a 413. */
+  private async post(report: CallReport): Promise<CallReportAnswer | null | typeof TOO_LARGE> {
     let delay = this.options.backoffMs;
     for (let attempt = 1; ; attempt++) {
       if (this.stopped) return new Promise(() => {}); // left for the next start, through the journal
       try {
         return await this.options.worker.report(report);
       } catch (err) {
+        if (err instanceof WorkerApiError && err.status === 413) {
+          this.options.log(`call report ${report.batch_id} of ${report.events.length} event(s) too large (413): sent again smaller`);
+          return TOO_LARGE;
+        }
         if (err instanceof WorkerApiError && refusedForGood(err.status)) {
           this.options.log(
             `call report ${report.batch_id} refused (${err.status}), ${report.events.length} event(s) dropped: ${err.message}`,
@@ -228,11 +275,14 @@ export class CallReporter {
 }
 
 /**
- * A report the Worker will refuse again whatever the retry: malformed or too large. Anything else
+ * A report the Worker will refuse again whatever the retry: malformed. Anything else
  * (an outage, a timeout, a throttle, a token being rotated, an endpoint not deployed yet) is
  * retried, since dropping the batch would lose the ends it carries.
  */
-const refusedForGood = (status: number) => status === 400 || status === 413 || status === 422;
+const refusedForGood = (status: number) => status === 400 || status === 422;
+
+/** An event's size in a report's JSON body. */
+const sizeOf = (event: ReportedEvent) => JSON.stringify(event).length + 1;
 
 type JournalEntry = { boot: string; event: ReportedEvent };
 

@@ -172,6 +172,59 @@ describe("a report the Worker did not take", () => {
   });
 });
 
+/** An end with a ladder of `messages` SIP messages (about 280 bytes each in JSON). */
+const endWithLadder = (messages: number): CallEvent => ({
+  ...(ended() as Extract<CallEvent, { type: "ended" }>),
+  ladder: Array.from({ length: messages }, (_, i) => ({
+    time_stamp: new Date().toISOString(),
+    direction: "in" as const,
+    method: "INVITE",
+    status: null,
+    fromip: "203.0.113.10:5060",
+    toip: "198.51.100.20:5060",
+    fromtag: `from-tag-${i}`,
+    totag: null,
+    first_line: `INVITE sip:14155550123@198.51.100.20 SIP/2.0 (${i})`,
+  })),
+  dtmf: [{ t: 1.5, digit: "5", channel: "caller" }],
+});
+
+describe("the size of a report", () => {
+  it("stays within the Worker's body limit (64 KiB): ends with long ladders go a few at a time, all of them, in order", async () => {
+    const worker = standIn();
+    const { reporter } = reporterWith(worker);
+    await started(reporter);
+    const calls = Array.from({ length: 20 }, () => randomUUID());
+    for (const call of calls) reporter.report(call, CUSTOMER, endWithLadder(100));
+    expect(await reporter.flush(3_000)).toBe(true);
+    const batches = worker.batches();
+    expect(batches.length).toBeGreaterThan(5);
+    for (const batch of batches) expect(JSON.stringify(batch).length).toBeLessThanOrEqual(64 * 1024);
+    expect(batches.flatMap((b) => b.events.map((e) => e.call_id))).toEqual(calls);
+  });
+
+  it("is sent again smaller when the Worker answers 413: fewer events, then an end without its ladder", async () => {
+    const LIMIT = 20_000;
+    const worker = standIn(async (report) => {
+      if (JSON.stringify(report).length > LIMIT) throw new WorkerApiError("POST /calls/report: 413 too large", 413);
+      return NO_ANSWER;
+    });
+    const { reporter } = reporterWith(worker, { maxBatchBytes: 1_000_000 });
+    await started(reporter);
+    const small = Array.from({ length: 40 }, () => randomUUID());
+    for (const call of small) reporter.report(call, CUSTOMER, endWithLadder(5));
+    const huge = randomUUID();
+    reporter.report(huge, CUSTOMER, endWithLadder(150));
+    expect(await reporter.flush(3_000)).toBe(true);
+    const taken = worker.posts.filter((p) => JSON.stringify(p).length <= LIMIT).flatMap((p) => p.events);
+    expect(taken.map((e) => e.call_id)).toEqual([...small, huge]);
+    const end = taken.at(-1)!.event;
+    expect(end).toMatchObject({ type: "ended", end_reason: "caller_hangup" });
+    expect(end.type === "ended" && end.ladder).toBeFalsy();
+    expect(taken.slice(0, -1).every((e) => e.event.type === "ended" && e.event.ladder?.length === 5)).toBe(true);
+  });
+});
+
 describe("the end of a call", () => {
   it("survives a node that stops before the Worker took it: the next run sends it first, under the old boot id", async () => {
     const journalPath = join(mkdtempSync(join(tmpdir(), "reporter-")), "call-reports.journal");
