@@ -23,6 +23,11 @@ export default defineConfig({
                 WEBAUTHN_ORIGIN: "https://api.test",
                 TEST_MIGRATIONS: await readD1Migrations("./schema/migrations"),
               },
+              // As wrangler.toml has them, but call records go to D1 at once: tests wait for them.
+              queueConsumers: {
+                "call-shield-analysis": { maxBatchSize: 4, maxBatchTimeout: 1, maxRetries: 10 },
+                "call-shield-call-records": { maxBatchSize: 100, maxBatchTimeout: 0, maxRetries: 100 },
+              },
             },
           })),
         ],

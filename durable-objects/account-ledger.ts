@@ -4,7 +4,16 @@
 // runs alone, so no two requests can both take the last port or spend the last dollar.
 // Outcomes cross the RPC boundary as values ({ok: false, reason}), never as exceptions.
 import { DurableObject } from "cloudflare:workers";
-import { reserve, settle, type Reservation, type Terms } from "./call-billing.ts";
+import type { CallReportAnswer } from "../schema/node-api.ts";
+import type { AdmissionState } from "./call-admission.ts";
+import {
+  CallLedger,
+  type AdmitCallInput,
+  type AdmitCallResult,
+  type CallRecordMessage,
+  type LiveCall,
+  type ReportInput,
+} from "./call-ledger.ts";
 import { createSequences, nextNumber } from "./sequences.ts";
 
 export type LedgerEntry = {
@@ -41,32 +50,6 @@ export type MoneyInput = {
 export type CreditResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "invalid_amount" };
 export type RefundResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "nothing_to_refund" };
 export type DebitResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "invalid_amount" | "insufficient_balance" };
-
-export type AdmitInput = {
-  callId: string;
-  ports: number;
-  terms: Terms;
-  /** The pilot's allowance, when the pilot is running; its use is counted here. */
-  pilot: { minutesLimit: number | null } | null;
-  /** Minutes the plan includes per cycle (null: none). */
-  includedMinutes: number | null;
-  at: string;
-};
-
-export type Admission = { ok: true; callId: string; maxCallSeconds: number; ratePerMinuteMicros: number };
-export type AdmitResult = Admission | { ok: false; reason: "no_port" | "no_credit" };
-
-export type CallEndInput = { callId: string; answeredSeconds: number; at: string; description?: string | null };
-export type CallCharge = {
-  ok: true;
-  callId: string;
-  billsec: number;
-  chargedMicros: number;
-  waivedMicros: number;
-  ratePerMinuteMicros: number;
-  balanceAfterMicros: number;
-};
-export type CallEndResult = CallCharge | { ok: false; reason: "unknown_call" };
 
 const ENTRY_COLUMNS = "id, type, amount_micros, balance_after_micros, call_id, description, waived_micros, created_at";
 
@@ -115,6 +98,26 @@ export const LEDGER_MIGRATIONS: ReadonlyArray<(sql: SqlStorage) => void> = [
     `),
   // Per-account case and ticket numbers (sequences.ts).
   createSequences,
+  // The call ledger: live calls belong to a node under a lease, hold credit in slices, and reach
+  // D1 through the outbox (flushed to the call-records queue by the alarm).
+  (sql) =>
+    sql.exec(`
+      ALTER TABLE active_calls ADD COLUMN node_id TEXT;
+      ALTER TABLE active_calls ADD COLUMN boot_id TEXT;
+      ALTER TABLE active_calls ADD COLUMN status TEXT NOT NULL DEFAULT 'ringing';
+      ALTER TABLE active_calls ADD COLUMN answered_at TEXT;
+      ALTER TABLE active_calls ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE active_calls ADD COLUMN record TEXT;
+      ALTER TABLE settled_calls ADD COLUMN end_reason TEXT;
+      CREATE TABLE node_leases (
+        node_id TEXT PRIMARY KEY,
+        boot_id TEXT NOT NULL,
+        renewed_at INTEGER NOT NULL,
+        lease_ms INTEGER NOT NULL
+      );
+      CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
+      CREATE TABLE admission_state (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, synced_at TEXT NOT NULL);
+    `),
 ];
 
 /** The version the storage is at: how many migration steps have run on it (0 before the first). */
@@ -155,14 +158,109 @@ type Posting = {
   at: string;
 };
 
+/** The queue the outbox is flushed to (worker/queues/call-records.ts writes it to D1). */
+type LedgerEnv = { CALL_RECORDS_QUEUE?: Queue<CallRecordMessage> };
+
+/** Messages sent to the queue at once: the queue takes 100 a batch and 256 KB in all. */
+const FLUSH_MESSAGES = 100;
+const FLUSH_BYTES = 200_000;
+/** How long a failed flush waits before the alarm tries again. */
+const FLUSH_RETRY_MS = 1_000;
+
 export class AccountLedger extends DurableObject {
   private readonly sql: SqlStorage;
+  private readonly calls: CallLedger;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     // Synchronous, so no request reaches the object before its storage is at the current version.
     migrate(ctx.storage, LEDGER_MIGRATIONS);
+    this.calls = new CallLedger(this.sql, {
+      balance: () => this.state(),
+      held: () => this.held(),
+      post: (posting) => this.post(posting).balance_after_micros,
+      count: (cycleSeconds, pilotSeconds, waivedMicros) =>
+        this.sql.exec(
+          `UPDATE state SET cycle_seconds_used = cycle_seconds_used + ?, pilot_seconds_used = pilot_seconds_used + ?,
+           waived_total_micros = waived_total_micros + ? WHERE id = 1`,
+          cycleSeconds,
+          pilotSeconds,
+          waivedMicros,
+        ),
+    });
+  }
+
+  // ---- The call ledger (call-ledger.ts) ----
+
+  /** The account's admission state, written through by the Worker after every change in D1 (null: the account is gone). */
+  loadAdmissionState(state: AdmissionState | null, at: string): void {
+    this.write(() => this.calls.loadState(state, at));
+  }
+
+  /** Admits or refuses a call from the admission state alone; the record goes out through the outbox. */
+  async admitCall(input: AdmitCallInput): Promise<AdmitCallResult> {
+    const result = this.write(() => this.calls.admit(input));
+    await this.schedule();
+    return result;
+  }
+
+  /** A node's batch of call events and its heartbeat: applied once each, answered with grants. */
+  async report(input: ReportInput): Promise<CallReportAnswer> {
+    const answer = this.write(() => this.calls.report(input));
+    await this.schedule();
+    return answer;
+  }
+
+  liveCalls(): LiveCall[] {
+    return this.calls.liveCalls();
+  }
+
+  knowsCall(callId: string): boolean {
+    return this.calls.knows(callId);
+  }
+
+  /** Ends the calls of nodes whose lease lapsed, and sends the outbox to the call-records queue. */
+  override async alarm(): Promise<void> {
+    this.write(() => this.calls.expireLeases(Date.now()));
+    const flushed = await this.flush();
+    await this.schedule(flushed ? undefined : Date.now() + FLUSH_RETRY_MS);
+  }
+
+  /** Sends what waits in the outbox, oldest first; false when the queue refused. */
+  private async flush(): Promise<boolean> {
+    const queue = (this.env as LedgerEnv).CALL_RECORDS_QUEUE;
+    if (!queue) return true;
+    for (let rows = this.calls.outbox(FLUSH_MESSAGES); rows.length > 0; rows = this.calls.outbox(FLUSH_MESSAGES)) {
+      const batch: typeof rows = [];
+      let bytes = 0;
+      for (const row of rows) {
+        if (batch.length > 0 && bytes + row.body.length > FLUSH_BYTES) break;
+        batch.push(row);
+        bytes += row.body.length;
+      }
+      try {
+        await queue.sendBatch(batch.map((row) => ({ body: JSON.parse(row.body) as CallRecordMessage, contentType: "json" })));
+      } catch (err) {
+        console.error("call records: the queue refused a batch, retrying", err instanceof Error ? err.message : String(err));
+        return false;
+      }
+      this.calls.sent(batch[batch.length - 1]!.seq);
+    }
+    return true;
+  }
+
+  /** The alarm at the earliest of: now when the outbox holds messages, a retry, the next lease to lapse. */
+  private async schedule(retryAt?: number): Promise<void> {
+    const candidates = [
+      retryAt,
+      this.calls.hasOutbox() && retryAt === undefined ? Date.now() : undefined,
+      this.calls.nextLeaseDeadline() ?? undefined,
+    ];
+    const next = Math.min(...candidates.filter((t): t is number => t !== undefined));
+    if (!Number.isFinite(next)) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }
 
   summary(): LedgerSummary {
@@ -203,90 +301,6 @@ export class AccountLedger extends DurableObject {
       const posting = { id: input.entryId, type: input.type, amountMicros: -original.amount_micros, at: input.createdAt };
       return { ok: true, entry: this.post({ ...posting, callId: original.call_id, description: input.description ?? null }) };
     });
-  }
-
-  /** Takes a port and sets aside the call's longest possible charge. Idempotent by call id. */
-  admit(input: AdmitInput): AdmitResult {
-    return this.write(() => {
-      const existing = this.activeCall(input.callId);
-      if (existing) return admitted(input.callId, existing.terms, existing.reservation);
-      const held = this.held();
-      const summary = this.summarise(this.state(), held);
-      if (summary.ports_in_use >= input.ports) return { ok: false, reason: "no_port" };
-      const pilotLimit = input.pilot?.minutesLimit;
-      const pilotLeft = pilotLimit == null ? 0 : pilotLimit * 60 - summary.pilot_seconds_used - held.pilot_seconds;
-      const included = input.includedMinutes;
-      const includedLeft = included == null ? 0 : included * 60 - summary.cycle_seconds_used - held.included_seconds;
-      const free = { pilot: Math.max(0, pilotLeft), included: Math.max(0, includedLeft) };
-      const reservation = reserve(input.terms, free, summary.available_micros);
-      if (!reservation) return { ok: false, reason: "no_credit" };
-      this.sql.exec(
-        `INSERT INTO active_calls (call_id, terms, reservation, reserved_micros, pilot_seconds, included_seconds, admitted_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        input.callId,
-        JSON.stringify(input.terms),
-        JSON.stringify(reservation),
-        reservation.reservedMicros,
-        reservation.pilotSeconds,
-        reservation.includedSeconds,
-        input.at,
-      );
-      return admitted(input.callId, input.terms, reservation);
-    });
-  }
-
-  /**
-   * Releases the port and charges the call, on the terms it was admitted with. A second report
-   * returns the first result. The release, the counters, the charge and the settled result are
-   * written together or not at all.
-   */
-  endCall(input: CallEndInput): CallEndResult {
-    return this.write(() => {
-      const settled = this.sql.exec<{ result: string }>("SELECT result FROM settled_calls WHERE call_id = ?", input.callId).toArray()[0];
-      if (settled) return JSON.parse(settled.result) as CallCharge;
-      const active = this.activeCall(input.callId);
-      if (!active) return { ok: false, reason: "unknown_call" };
-      const bill = settle(active.terms, active.reservation, input.answeredSeconds);
-      this.sql.exec("DELETE FROM active_calls WHERE call_id = ?", input.callId);
-      this.sql.exec(
-        `UPDATE state SET cycle_seconds_used = cycle_seconds_used + ?, pilot_seconds_used = pilot_seconds_used + ?,
-         waived_total_micros = waived_total_micros + ? WHERE id = 1`,
-        bill.billsec - bill.waivedSeconds,
-        bill.waivedSeconds,
-        bill.waivedMicros,
-      );
-      const charged =
-        bill.billsec > 0
-          ? this.post({
-              id: `call:${input.callId}`,
-              type: "call",
-              amountMicros: -bill.chargedMicros,
-              callId: input.callId,
-              description: input.description,
-              waivedMicros: bill.waivedMicros,
-              at: input.at,
-            })
-          : null;
-      const result: CallCharge = {
-        ok: true,
-        callId: input.callId,
-        billsec: bill.billsec,
-        chargedMicros: bill.chargedMicros,
-        waivedMicros: bill.waivedMicros,
-        ratePerMinuteMicros: active.terms.ratePerMinuteMicros,
-        balanceAfterMicros: charged ? charged.balance_after_micros : this.state().balance_micros,
-      };
-      this.sql.exec("INSERT INTO settled_calls (call_id, result) VALUES (?, ?)", input.callId, JSON.stringify(result));
-      return result;
-    });
-  }
-
-  /** Call ids holding a port now (for reconciling with the SIP nodes). */
-  activeCallIds(): string[] {
-    return this.sql
-      .exec<{ call_id: string }>("SELECT call_id FROM active_calls ORDER BY admitted_at")
-      .toArray()
-      .map((r) => r.call_id);
   }
 
   /** A new billing cycle: included minutes start again. */
@@ -354,13 +368,6 @@ export class AccountLedger extends DurableObject {
       .one();
   }
 
-  private activeCall(callId: string): { terms: Terms; reservation: Reservation } | undefined {
-    const row = this.sql
-      .exec<{ terms: string; reservation: string }>("SELECT terms, reservation FROM active_calls WHERE call_id = ?", callId)
-      .toArray()[0];
-    return row ? { terms: JSON.parse(row.terms) as Terms, reservation: JSON.parse(row.reservation) as Reservation } : undefined;
-  }
-
   private entry(id: string): LedgerEntry | undefined {
     return this.sql.exec<LedgerEntry>(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE id = ?`, id).toArray()[0];
   }
@@ -376,11 +383,4 @@ const moneyPosting = (input: MoneyInput, sign: 1 | -1): Posting => ({
   callId: input.callId ?? null,
   description: input.description,
   at: input.createdAt,
-});
-
-const admitted = (callId: string, terms: Terms, reservation: Reservation): Admission => ({
-  ok: true,
-  callId,
-  maxCallSeconds: reservation.maxCallSeconds,
-  ratePerMinuteMicros: terms.ratePerMinuteMicros,
 });

@@ -71,3 +71,38 @@ export function settle(terms: Terms, reservation: Reservation, answeredSeconds: 
     waivedMicros: chargeFor(waivedSeconds, terms.ratePerMinuteMicros),
   };
 }
+
+/** Seconds of talk the account can still give: its free seconds and what its available money buys. */
+export const poolSeconds = (ratePerMinuteMicros: number, free: FreeSeconds, availableMicros: number): number =>
+  free.pilot + free.included + secondsFor(Math.max(0, availableMicros), ratePerMinuteMicros);
+
+/**
+ * A call's next slice of credit: its fair share of what the account can still give (split among
+ * the ports that may still take a call, this one included), at most `sliceSeconds` and never past
+ * the cap. Concurrent calls thus share a small balance instead of the first one taking it all.
+ */
+export const sliceLength = (pool: number, sharers: number, sliceSeconds: number, capLeft: number): number =>
+  Math.max(0, Math.min(sliceSeconds, capLeft, Math.floor(pool / Math.max(1, sharers))));
+
+/** `seconds` more talk for a call: pilot seconds first, then included minutes, then money. */
+export function grantSlice(ratePerMinuteMicros: number, free: FreeSeconds, seconds: number): Reservation {
+  const pilotSeconds = Math.min(free.pilot, seconds);
+  const includedSeconds = Math.min(free.included, seconds - pilotSeconds);
+  const paidSeconds = seconds - pilotSeconds - includedSeconds;
+  return {
+    pilotSeconds,
+    includedSeconds,
+    paidSeconds,
+    reservedMicros: chargeFor(paidSeconds, ratePerMinuteMicros),
+    maxCallSeconds: seconds,
+  };
+}
+
+/** A reservation grown by another slice. */
+export const addReservations = (a: Reservation, b: Reservation): Reservation => ({
+  pilotSeconds: a.pilotSeconds + b.pilotSeconds,
+  includedSeconds: a.includedSeconds + b.includedSeconds,
+  paidSeconds: a.paidSeconds + b.paidSeconds,
+  reservedMicros: a.reservedMicros + b.reservedMicros,
+  maxCallSeconds: a.maxCallSeconds + b.maxCallSeconds,
+});

@@ -10,6 +10,8 @@ export type Bindings = {
   DB: D1Database;
   MEDIA: R2Bucket;
   ANALYSIS_QUEUE: Queue;
+  /** Call records and events from the account ledgers' outboxes, written to D1 in batches. */
+  CALL_RECORDS_QUEUE: Queue;
   DELIVERY_QUEUE: Queue;
   ACCOUNT_LEDGER: DurableObjectNamespace<AccountLedger>;
   TRUNK_REGISTRY: DurableObjectNamespace<TrunkRegistry>;
@@ -48,6 +50,12 @@ const ConfigSchema = z.object({
   TERMS_VERSION: z.string().default("2026-01"),
   /** Longest call carried, whatever the credit (seconds). */
   MAX_CALL_SECONDS: int(60).default(14_400),
+  /** A SIP node's calls are ended (node_lost) this long after its last report or admission. */
+  NODE_LEASE_SECONDS: int(1).default(30),
+  /** Credit is held for this many seconds of talk at a time, topped up as the call goes on. */
+  CREDIT_SLICE_SECONDS: int(10).default(60),
+  /** A call whose share of the credit covers less talk than this is refused (402). */
+  MIN_GRANT_SECONDS: int(1).default(6),
   /** Lifetime of a recording token (`t` on GET /calls/{id}/recording), for players without an Authorization header. */
   RECORDING_TOKEN_TTL_SEC: int(30).default(300),
   /** Evidence bundles and PDF reports (GET /calls/{id}/export, /report.pdf) an account may make per window, both counted together. */
@@ -75,6 +83,12 @@ const ConfigSchema = z.object({
   WEBAUTHN_ORIGIN: z.string().optional(),
   WEBAUTHN_RP_NAME: z.string().default("Call Shield"),
   MAIL_PROVIDER: z.enum(["outbox"]).default("outbox"),
+  /** Where the API is reached from outside, for links in alerts and webhook events sent from queues (which have no request to take it from). */
+  PUBLIC_ORIGIN: z.url().optional(),
+  /** Alert e-mails carry the files a rule asks for up to this many bytes together; past it, links instead. */
+  ALERT_ATTACHMENT_MAX_BYTES: int(0).default(10 * 1024 * 1024),
+  /** Webhooks and alert channels may post over http to loopback addresses (local development only; production: https to public addresses). */
+  OUTBOUND_ALLOW_LOOPBACK: flag.default(false),
   /** The outbox readable at /dev/mail and /dev/mail.json from loopback; only `npm start` turns it on, never a deployed Worker. */
   LOCAL_MAIL_VIEW: flag.default(false),
   // The calls pipeline (docs/decisions.md, "Calls and analysis").
@@ -83,12 +97,6 @@ const ConfigSchema = z.object({
   /** Base URL up to /v1 of an OpenAI-compatible speech-to-text service (the offline engine locally). */
   TRANSCRIPTION_URL: z.url().optional(),
   TRANSCRIPTION_MODEL: z.string().default("whisper-1"),
-  /** Where the API is reached from outside, for links in alerts and webhook events sent from queues (which have no request to take it from). */
-  PUBLIC_ORIGIN: z.url().optional(),
-  /** Alert e-mails carry the files a rule asks for up to this many bytes together; past it, links instead. */
-  ALERT_ATTACHMENT_MAX_BYTES: int(0).default(10 * 1024 * 1024),
-  /** Webhooks and alert channels may post over http to loopback addresses (local development only; production: https to public addresses). */
-  OUTBOUND_ALLOW_LOOPBACK: flag.default(false),
   TRANSCRIPTION_API_KEY: z.string().optional(),
   /** Base URL up to /v1 of an OpenAI-compatible chat service, for tiers whose provider is openai-compatible. */
   ANALYSIS_URL: z.url().optional(),

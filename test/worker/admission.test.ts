@@ -4,7 +4,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { request } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
-import { createAccount, type Session } from "./fixtures.ts";
+import { createAccount, testServices, type Session } from "./fixtures.ts";
+import { syncAdmissionState } from "../../worker/services/admission-state.ts";
 import { addRoutingRule, addWhitelistEntry, v4Block } from "./network-fixtures.ts";
 import { callRow, node } from "./node-client.ts";
 
@@ -130,20 +131,21 @@ describe("route choice", () => {
     expect(unknown.body).toMatchObject({ decision: "reject", sip_code: 404, reason: "no_sub_customer_for_prefix" });
   });
 
-  it("blocks a controlled number with 403 and diverts another to its destination", async () => {
+  it("declines a controlled number with 603 and diverts another to its destination", async () => {
     const { owner, src } = await trunk();
     const honeypot = await addDestination(owner, { host: "ivr.fraud-team.test" });
     await controlled(owner, "14155550666", "block");
     await controlled(owner, "14155550777", "divert", honeypot.id);
 
     const blocked = await node.admit({ src_ip: src, ani: "+1 415 555 0666", dialed: "442079460000" });
-    expect(blocked.body).toMatchObject({ decision: "reject", sip_code: 403, reason: "blocked_caller" });
+    expect(blocked.body).toMatchObject({ decision: "reject", sip_code: 603, reason: "controlled_number_blocked" });
     expect(await callRow(blocked.body.call_id)).toMatchObject({ status: "rejected", ani: "+14155550666" });
 
     const diverted = await node.admit({ src_ip: src, ani: "+14155550777", dialed: "442079460000" });
     expect(diverted.body).toMatchObject({ decision: "admit", route: "divert", destination: { id: honeypot.id } });
 
     await env.DB.prepare("UPDATE ani_controls SET released_at = ? WHERE ani = ?").bind(new Date().toISOString(), "14155550666").run();
+    await syncAdmissionState(testServices(), owner.account.id);
     expect((await node.admit({ src_ip: src, ani: "+14155550666", dialed: "442079460000" })).body.decision).toBe("admit");
   });
 
@@ -194,11 +196,12 @@ describe("ports and credit", () => {
     expect(replies.filter((r) => r.body.sip_code === 503 && r.body.reason === "no_free_port")).toHaveLength(2);
   });
 
-  it("answers 402 when the pilot is over and the balance cannot pay the minimum", async () => {
+  it("answers 402 when the pilot is over and the balance cannot cover a call's shortest grant (6 s)", async () => {
     const { owner, src } = await trunk();
     await env.DB.prepare("UPDATE customers SET pilot_ends_at = ? WHERE id = ?").bind("2020-01-01T00:00:00.000Z", owner.account.id).run();
     const ledger = env.ACCOUNT_LEDGER.get(env.ACCOUNT_LEDGER.idFromName(owner.account.id));
-    await ledger.debit({ entryId: "drain", type: "adjustment", amountMicros: 4_995_000, createdAt: new Date().toISOString() });
+    // $0.001 left: 5 s at $0.012 a minute, shared by the 2 ports: 2 s a call.
+    await ledger.debit({ entryId: "drain", type: "adjustment", amountMicros: 4_999_000, createdAt: new Date().toISOString() });
     const res = await node.admit({ src_ip: src, dialed: "14155550123" });
     expect(res.body).toMatchObject({ decision: "reject", sip_code: 402, reason: "insufficient_credit" });
   });
@@ -212,14 +215,21 @@ describe("ports and credit", () => {
 });
 
 describe("call events", () => {
-  it("moves a call through ringing and answered to completed, and charges it once", async () => {
+  it("moves a call through ringing and answered to completed, tops its credit up as it goes, and charges it once", async () => {
     const { owner, src } = await trunk();
     await env.DB.prepare("UPDATE customers SET pilot_ends_at = ? WHERE id = ?").bind("2020-01-01T00:00:00.000Z", owner.account.id).run();
     const { body: ticket } = await node.admit({ src_ip: src, dialed: "14155550123" });
-    const t0 = Date.now();
+    // Credit is held a 60-second slice at a time.
+    expect(ticket.granted_seconds).toBe(60);
+    // The call's moments, as the node reports them: answered 125 s ago, ended now.
+    const t0 = Date.now() - 128_000;
     const iso = (ms: number) => new Date(t0 + ms).toISOString();
     expect((await node.event(ticket.call_id, { type: "ringing", at: iso(800), early_media: true })).body.status).toBe("ringing");
     expect((await node.event(ticket.call_id, { type: "answered", at: iso(3_000), codec: "PCMU" })).body.status).toBe("active");
+    // Each report tops up a call with less than half a slice left (the answer's report took it to 120 s).
+    const live = [{ call_id: ticket.call_id, customer_id: owner.account.id }];
+    expect((await node.report({ live })).body).toEqual({ grants: [{ call_id: ticket.call_id, granted_seconds: 180 }], ended: [] });
+    expect((await node.report({ live })).body.grants).toEqual([{ call_id: ticket.call_id, granted_seconds: 180 }]);
     const ended = {
       type: "ended",
       at: iso(3_000 + 125_000),
@@ -253,10 +263,12 @@ describe("call events", () => {
     const again = await node.event(ticket.call_id, ended);
     expect(first.body).toEqual({ call_id: ticket.call_id, status: "completed", billsec: 125, charged_amount: 0.025 });
     expect(again.body).toEqual(first.body);
-    expect(await callRow(ticket.call_id)).toMatchObject({
+    const row = await callRow(ticket.call_id);
+    // From the admission (when the Worker first saw the call) to the reported end.
+    expect(row!.duration_sec).toBe(Math.max(0, Math.round((Date.parse(ended.at) - Date.parse(row!.started_at)) / 1000)));
+    expect(row).toMatchObject({
       status: "completed",
       billsec: 125,
-      duration_sec: 128,
       charged_micros: 25_000,
       rate_applied_micros: 12_000,
       q850_cause: 16,
@@ -298,10 +310,23 @@ describe("call events", () => {
     expect((await callRow(ticket.call_id))!.status).toBe("failed");
   });
 
-  it("answers 404 for an unknown call", async () => {
-    const res = await node.event(crypto.randomUUID(), { type: "ringing", at: new Date().toISOString() });
-    expect(res.status).toBe(404);
-    expect((await node.event(crypto.randomUUID(), { type: "answered", at: new Date().toISOString() })).status).toBe(404);
+  it("tells a node that reports a call the ledger does not carry to hang it up, and records nothing for it", async () => {
+    const { owner } = await trunk();
+    const stray = crypto.randomUUID();
+    const res = await node.report({
+      events: [{ call_id: stray, customer_id: owner.account.id, seq: 1, event: { type: "answered", at: new Date().toISOString() } }],
+      live: [{ call_id: stray, customer_id: owner.account.id }],
+    });
+    expect(res.body).toEqual({ grants: [], ended: [{ call_id: stray, reason: "unknown_call" }] });
+    expect(await callRow(stray)).toBeNull();
+  });
+
+  it("refuses a report that is not the contract, naming the field", async () => {
+    const res = await node.report({
+      events: [{ call_id: "not-a-uuid", customer_id: crypto.randomUUID(), seq: 1, event: { type: "ringing" } }],
+    });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body)).toContain("call_id");
   });
 
   it("records a transfer's outcome, and a late 'accepted' does not undo it", async () => {

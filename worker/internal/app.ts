@@ -2,13 +2,13 @@
 // the public OpenAPI document; its requests and answers are the zod schemas of schema/node-api.ts.
 import { Hono, type Context } from "hono";
 import type { z } from "zod";
-import { AdmitRequest, CallEvent, MonitorResults } from "../../schema/node-api.ts";
+import { AdmitRequest, CallReport, MonitorResults } from "../../schema/node-api.ts";
 import type { AppEnv } from "../api/context.ts";
 import { timingSafeEqual } from "../lib/crypto.ts";
 import { ApiError, unauthorized } from "../lib/errors.ts";
 import { issuesOf } from "../lib/validation.ts";
 import { admitCall } from "./admission.ts";
-import { recordCallEvent } from "./call-events.ts";
+import { reportCalls } from "./call-report.ts";
 import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
 import { monitorTargets, recordMonitorResults } from "../services/destination-monitor.ts";
@@ -34,12 +34,10 @@ export function newInternalApp() {
   });
 
   app.post("/calls/admit", async (c) => c.json(await admitCall(c.var.services, await body(c, AdmitRequest))));
-  app.post("/calls/:call_id/events", async (c) =>
-    c.json(await recordCallEvent(c.var.services, c.req.param("call_id"), await body(c, CallEvent))),
-  );
+  app.post("/calls/report", async (c) => c.json(await reportCalls(c.var.services, await body(c, CallReport))));
   // The body is the file itself, streamed into R2 (see media-upload.ts).
   app.put("/calls/:call_id/media/:name", async (c) =>
-    c.json(await uploadMedia(c.var.services, c.req.param("call_id"), c.req.param("name"), c.req.raw)),
+    c.json(await uploadMedia(c.var.services, c.req.param("call_id"), c.req.param("name"), c.req.raw, c.req.query("customer_id"))),
   );
   app.get("/whitelist", async (c) => c.json(await whitelistSnapshot(c.var.services, Number(c.req.query("since") ?? -1))));
   app.get("/monitor/destinations", async (c) => c.json(await monitorTargets(c.var.services)));

@@ -29,6 +29,7 @@ export async function uploadMedia(
   callId: string,
   rawName: string,
   request: Request,
+  customerId?: string,
 ): Promise<z.infer<typeof MediaUploadResponse>> {
   const parsed = MediaName.safeParse(rawName);
   if (!parsed.success) {
@@ -38,7 +39,13 @@ export async function uploadMedia(
   const name = parsed.data;
   const length = declaredLength(request);
   const call = await deps.db.select({ id: calls.id, customerId: calls.customerId }).from(calls).where(eq(calls.id, callId)).get();
-  if (!call) throw notFound("Call not found");
+  if (!call) {
+    // The ledger has the call but its record is still on its way to D1: the node uploads again shortly.
+    if (customerId && /^[0-9a-f-]{36}$/i.test(customerId) && (await deps.ledger(customerId).knowsCall(callId))) {
+      throw new ApiError(409, "The call's record is not written yet: upload again", { "Retry-After": "1" });
+    }
+    throw notFound("Call not found");
+  }
 
   const key = mediaKey(call.customerId, call.id, name);
   const object = await streamToR2(deps.media, key, request, length, MEDIA_CONTENT_TYPES[name]);

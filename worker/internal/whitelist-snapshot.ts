@@ -1,5 +1,6 @@
 // The ranges SIP nodes pre-filter sources with, so a stranger's INVITE costs no round trip.
-// Nodes poll with the version they hold; an unchanged version answers without the ranges.
+// Nodes poll with the version they hold; an unchanged version answers without the ranges. Each
+// range names its account, so the node asks that account's ledger alone at admission.
 import { eq } from "drizzle-orm";
 import type { WhitelistSnapshot } from "../../schema/node-api.ts";
 import { whitelistIps } from "../../schema/network.ts";
@@ -9,7 +10,7 @@ export async function whitelistSnapshot({ registry, db }: Services, since: numbe
   const version = await registry.version();
   if (since === version) return { version };
   const ranges = await db
-    .selectDistinct({ start: whitelistIps.rangeStart, end: whitelistIps.rangeEnd })
+    .selectDistinct({ start: whitelistIps.rangeStart, end: whitelistIps.rangeEnd, customer_id: whitelistIps.customerId })
     .from(whitelistIps)
     .where(eq(whitelistIps.enabled, true));
   return { version, ranges };

@@ -3,6 +3,7 @@
 import type { Bindings } from "../env.ts";
 import { consumeAnalysis } from "./analysis.ts";
 import { consumeDeliveries } from "./deliveries.ts";
+import { consumeCallRecords } from "./call-records.ts";
 
 export type QueueHandler = (batch: MessageBatch, env: Bindings, ctx: ExecutionContext) => Promise<void>;
 
@@ -11,6 +12,8 @@ export const CONSUMERS: Record<string, QueueHandler> = {
   "call-shield-analysis": consumeAnalysis,
   /** Alerts and account webhook events. */
   "call-shield-deliveries": consumeDeliveries,
+  /** Call records and events from the account ledgers, written to D1. */
+  "call-shield-call-records": consumeCallRecords,
 };
 
 /** Hands a batch to its queue's handler; a batch from a queue nobody handles is retried, never dropped. */

@@ -4,6 +4,7 @@ import { toUsd } from "../lib/money.ts";
 import type { AiTier, Plan } from "../resources/catalogue.ts";
 import { customers } from "../../schema/identity.ts";
 import { nowIso } from "../lib/time.ts";
+import { syncAdmissionState } from "./admission-state.ts";
 import type { Services } from "./context.ts";
 import { InvalidField } from "./errors.ts";
 import type { Principal } from "./principal.ts";
@@ -47,5 +48,6 @@ export async function setAiMode(s: Services, principal: Principal, mode: string)
   const tier = (await listAiTiers(s)).find((t) => t.mode === mode);
   if (!tier) throw new InvalidField("mode", `mode must be one of the tiers of GET /customer/ai-modes`, "enum");
   await s.db.update(customers).set({ aiMode: tier.mode, updatedAt: nowIso() }).where(eq(customers.id, principal.customer.id));
+  await syncAdmissionState(s, principal.customer.id);
   return { ...tier, current: true };
 }

@@ -18,6 +18,7 @@ import {
   type CreateDestinationInput,
   type UpdateDestinationInput,
 } from "../resources/destinations.ts";
+import { syncAdmissionState } from "./admission-state.ts";
 import type { Services } from "./context.ts";
 import { Conflict, InvalidField } from "./errors.ts";
 import { owned, ownedRow } from "./owned.ts";
@@ -177,6 +178,7 @@ export async function createDestination(s: Services, principal: Principal, input
   };
   const insert = db.insert(destinations).values(row);
   await runBatch(db, row.isDefault ? [clearOtherDefaults(s, principal, id), insert] : [insert]);
+  await syncAdmissionState(s, principal.customer.id);
   return destinationOut(s, row);
 }
 
@@ -247,6 +249,7 @@ export async function updateDestination(s: Services, principal: Principal, desti
     .set(patch)
     .where(owned(destinations, principal.customer.id, row.id));
   await runBatch(db, patch.isDefault ? [clearOtherDefaults(s, principal, row.id), update] : [update]);
+  await syncAdmissionState(s, principal.customer.id);
   return destinationOut(s, { ...row, ...patch });
 }
 
@@ -266,4 +269,5 @@ export async function deleteDestination(s: Services, principal: Principal, desti
     db.delete(routingRules).where(and(eq(routingRules.customerId, customerId), eq(routingRules.destinationId, row.id))),
     db.delete(destinations).where(owned(destinations, customerId, row.id)),
   ]);
+  await syncAdmissionState(s, principal.customer.id);
 }

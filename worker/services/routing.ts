@@ -7,6 +7,7 @@ import { isUniqueViolation } from "../lib/db.ts";
 import { newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
 import type { CreateRoutingRule, UpdateRoutingRule } from "../resources/routing.ts";
+import { syncAdmissionState } from "./admission-state.ts";
 import type { Services } from "./context.ts";
 import { requireOwnDestination } from "./destinations.ts";
 import { Conflict } from "./errors.ts";
@@ -64,6 +65,7 @@ export async function createRoutingRule(s: Services, principal: Principal, input
     if (isUniqueViolation(err)) throw new Conflict();
     throw err;
   }
+  await syncAdmissionState(s, principal.customer.id);
   return ruleOut(row);
 }
 
@@ -87,10 +89,12 @@ export async function updateRoutingRule(s: Services, principal: Principal, ruleI
     if (isUniqueViolation(err)) throw new Conflict();
     throw err;
   }
+  await syncAdmissionState(s, principal.customer.id);
   return ruleOut({ ...row, ...changes });
 }
 
 export async function deleteRoutingRule(s: Services, principal: Principal, ruleId: string): Promise<void> {
   const row = await findRule(s, principal.customer.id, ruleId);
   await s.db.delete(routingRules).where(owned(routingRules, principal.customer.id, row.id));
+  await syncAdmissionState(s, principal.customer.id);
 }

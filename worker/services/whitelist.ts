@@ -11,6 +11,7 @@ import { describeError } from "../lib/errors.ts";
 import { newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
 import { CIDR_IMMUTABLE, MIN_PREFIX, type CreateIpEntry, type UpdateIpEntry } from "../resources/whitelist.ts";
+import { syncAdmissionState } from "./admission-state.ts";
 import type { Services } from "./context.ts";
 import { requireOwnDestination } from "./destinations.ts";
 import { Conflict, InvalidField, Unavailable } from "./errors.ts";
@@ -131,6 +132,7 @@ export async function createIpEntry(s: Services, principal: Principal, input: Cr
     if (isUniqueViolation(err)) throw new Conflict(ENTRY_EXISTS);
     throw err;
   }
+  await syncAdmissionState(s, principal.customer.id);
   return ipOut(row);
 }
 
@@ -159,6 +161,7 @@ export async function updateIpEntry(s: Services, principal: Principal, ipId: str
   // Nodes learn of the change by the new version. If the registry cannot be reached, the change
   // is stored but unannounced: 503 asks for a retry, and the same PATCH again is harmless.
   await withinDeadline(s, () => registry.touch());
+  await syncAdmissionState(s, principal.customer.id);
   return ipOut({ ...row, ...changes });
 }
 
@@ -168,6 +171,7 @@ export async function deleteIpEntry(s: Services, principal: Principal, ipId: str
   // Release first: if the registry cannot be reached nothing is deleted and a retry finishes it.
   await withinDeadline(s, () => s.registry.release(row.id));
   await s.db.delete(whitelistIps).where(owned(whitelistIps, customerId, row.id));
+  await syncAdmissionState(s, principal.customer.id);
 }
 
 async function releaseQuietly(s: Services, entryId: string): Promise<void> {

@@ -1,0 +1,188 @@
+// What a call's admission decides, apart from storage: the account's admission state as the
+// ledger holds it (written through from D1 by the Worker on every change), and the pure steps
+// from a source and a dialled number to a route or a refusal. The ledger runs them in memory.
+import type { AdmitRequest } from "../schema/node-api.ts";
+import { ipToHex } from "../schema/cidr.ts";
+import { digitsOf, normalizeNumber } from "../worker/lib/numbers.ts";
+
+export type AdmissionEntry = {
+  id: string;
+  rangeStart: string;
+  rangeEnd: string;
+  dialPrefix: string | null;
+  label: string | null;
+  destinationId: string | null;
+};
+
+export type AdmissionDestination = {
+  id: string;
+  host: string;
+  port: number;
+  transport: "udp" | "tcp" | "tls";
+  kind: "sip" | "voice_ai";
+  provider: string | null;
+  agentId: string | null;
+  techPrefix: string | null;
+  label: string | null;
+  isDefault: boolean;
+  sampleRate: number;
+  sampleMode: string;
+  processing: string;
+  transferMode: string | null;
+  authUsername: string | null;
+  authRealm: string | null;
+  /** Sealed as D1 holds it; the Worker opens it for the ticket. */
+  authPasswordEnc: string | null;
+};
+
+export type AdmissionRule = { prefix: string; priority: number; destinationId: string };
+
+/** A controlled calling number (automation): refused, or diverted to another destination. */
+export type AdmissionControl = {
+  id: string;
+  /** Digits only. */
+  ani: string;
+  action: "block" | "divert";
+  divertDestinationId: string | null;
+  expiresAt: string | null;
+};
+
+export type AdmissionAccount = {
+  id: string;
+  status: string;
+  aiMode: string | null;
+  ports: number;
+  ratePerMinuteMicros: number;
+  minBillableSeconds: number;
+  includedMinutes: number | null;
+  pilotEndsAt: string | null;
+  pilotMinutesLimit: number | null;
+};
+
+/** Everything a call's admission reads, for one account. Only enabled entries and rules are kept. */
+export type AdmissionState = {
+  account: AdmissionAccount;
+  entries: AdmissionEntry[];
+  destinations: AdmissionDestination[];
+  rules: AdmissionRule[];
+  controls: AdmissionControl[];
+};
+
+/** Why a call is refused, and the SIP final response that says so. */
+export const REFUSALS = {
+  suspended: { sip_code: 403, reason: "account_suspended" },
+  no_sub_customer: { sip_code: 404, reason: "no_sub_customer_for_prefix" },
+  blocked: { sip_code: 603, reason: "controlled_number_blocked" },
+  no_route: { sip_code: 404, reason: "no_route" },
+  no_port: { sip_code: 503, reason: "no_free_port" },
+  no_credit: { sip_code: 402, reason: "insufficient_credit" },
+} as const;
+export type Refusal = keyof typeof REFUSALS;
+
+export type Route = {
+  destination: AdmissionDestination;
+  kind: "divert" | "whitelist_entry" | "routing_rule" | "default";
+  prefix: string | null;
+};
+
+/** The account's entries whose range holds the source address. */
+export function entriesHolding(state: AdmissionState, srcIp: string): AdmissionEntry[] {
+  const ip = ipToHex(srcIp);
+  if (!ip) return [];
+  return state.entries.filter((e) => e.rangeStart <= ip && ip <= e.rangeEnd);
+}
+
+/**
+ * Behind one address, sub-customers are told apart by a dial prefix on the number: the
+ * longest matching prefix wins and is stripped; an entry without a prefix takes the rest.
+ */
+export function pickEntry<E extends Pick<AdmissionEntry, "dialPrefix">>(entries: E[], dialed: string): { entry: E; number: string } | null {
+  const digits = digitsOf(dialed);
+  const prefixed = entries
+    .filter((e) => e.dialPrefix && digits.startsWith(e.dialPrefix))
+    .sort((a, b) => b.dialPrefix!.length - a.dialPrefix!.length)[0];
+  if (prefixed) return { entry: prefixed, number: digits.slice(prefixed.dialPrefix!.length) };
+  const plain = entries.find((e) => !e.dialPrefix);
+  return plain ? { entry: plain, number: dialed } : null;
+}
+
+/** The caller's control in force at `now`, if any (none without a calling number). */
+export function controlFor(state: AdmissionState, ani: string | null, now: string): AdmissionControl | undefined {
+  if (!ani) return undefined;
+  const digits = digitsOf(ani);
+  return state.controls.find((c) => c.ani === digits && (c.expiresAt === null || c.expiresAt > now));
+}
+
+type Routing = Pick<AdmissionState, "destinations" | "rules">;
+
+/** Divert, else the entry's destination, else routing rules (longest prefix, then priority), else the default. */
+export function chooseRoute(
+  routing: Routing,
+  entry: Pick<AdmissionEntry, "destinationId">,
+  number: string,
+  divertTo: string | null,
+): Route | null {
+  const byId = (id: string) => routing.destinations.find((d) => d.id === id);
+  const diverted = divertTo ? byId(divertTo) : undefined;
+  if (diverted) return { destination: diverted, kind: "divert", prefix: null };
+  const entryDestination = entry.destinationId ? byId(entry.destinationId) : undefined;
+  if (entryDestination) return { destination: entryDestination, kind: "whitelist_entry", prefix: null };
+  const digits = digitsOf(number);
+  const best = routing.rules
+    .filter((rule) => digits.startsWith(digitsOf(rule.prefix)) && byId(rule.destinationId))
+    .sort((a, b) => digitsOf(b.prefix).length - digitsOf(a.prefix).length || a.priority - b.priority)[0];
+  if (best) return { destination: byId(best.destinationId)!, kind: "routing_rule", prefix: best.prefix };
+  const fallback = routing.destinations.find((d) => d.isDefault);
+  return fallback ? { destination: fallback, kind: "default", prefix: null } : null;
+}
+
+/** The call's record as D1 keeps it (camelCase columns of `calls`), from admission on. */
+export type CallRecord = Record<string, unknown> & { id: string; customerId: string; startedAt: string; status: string };
+
+export function newCallRecord(
+  id: string,
+  request: AdmitRequest,
+  account: AdmissionAccount,
+  entry: AdmissionEntry | null,
+  now: string,
+): CallRecord {
+  return {
+    id,
+    customerId: account.id,
+    sipCallId: request.sip_call_id,
+    origin: request.origin,
+    status: "rejected",
+    srcIp: request.src_ip,
+    ani: request.ani === null ? null : normalizeNumber(request.ani),
+    dialed: normalizeNumber(request.dialed),
+    subCustomer: entry?.dialPrefix ? (entry.label ?? entry.dialPrefix) : null,
+    dialPrefix: entry?.dialPrefix ?? null,
+    aiMode: account.aiMode,
+    nodeId: request.node_id,
+    capturedHeaders: request.captured_headers ?? null,
+    transcriptStatus: "none",
+    analysisStatus: "none",
+    startedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function routeFields(route: Route): Record<string, unknown> {
+  const d = route.destination;
+  return {
+    destHost: d.host,
+    destPort: d.port,
+    destTransport: d.transport,
+    destKind: d.kind,
+    destTechPrefix: d.techPrefix,
+    destProvider: d.provider,
+    routedDestinationId: d.id,
+    routedDestinationLabel: d.label,
+    routePrefix: route.prefix,
+    transferMode: d.transferMode,
+  };
+}
+
+/** One call in `rate` is sampled for analysis. */
+export const isSampled = (rate: number) => rate <= 1 || crypto.getRandomValues(new Uint32Array(1))[0]! % rate === 0;

@@ -1,0 +1,516 @@
+// The call ledger, the part of an account's AccountLedger that carries its calls: admission
+// (from the admission state written through from D1, so no D1 read on the call path), the live
+// calls with the node that carries each under a lease, credit held in slices, and the outbox
+// through which call records reach D1 (the alarm sends it to the call-records queue).
+import type { AdmissionRejection, AdmissionTicket, AdmitRequest, CallEvent, CallReportAnswer, ReportedEvent } from "../schema/node-api.ts";
+import { normalizeNumber } from "../worker/lib/numbers.ts";
+import {
+  chooseRoute,
+  controlFor,
+  entriesHolding,
+  isSampled,
+  newCallRecord,
+  pickEntry,
+  REFUSALS,
+  routeFields,
+  type AdmissionAccount,
+  type AdmissionDestination,
+  type AdmissionState,
+  type CallRecord,
+  type Refusal,
+} from "./call-admission.ts";
+import {
+  addReservations,
+  grantSlice,
+  poolSeconds,
+  settle,
+  sliceLength,
+  type FreeSeconds,
+  type Reservation,
+  type Settlement,
+  type Terms,
+} from "./call-billing.ts";
+
+/** What the ledger's books offer the call ledger: its money and counters, in the same storage. */
+export type Books = {
+  balance(): { balance_micros: number; cycle_seconds_used: number; pilot_seconds_used: number };
+  held(): { calls: number; reserved_micros: number; pilot_seconds: number; included_seconds: number };
+  /** Posts a money movement (negative: a charge) and returns the balance after it. */
+  post(posting: {
+    id: string;
+    type: string;
+    amountMicros: number;
+    callId: string;
+    description: string | null;
+    waivedMicros?: number;
+    at: string;
+  }): number;
+  /** Moves the usage counters (seconds; micro-dollars waived by the pilot). */
+  count(cycleSeconds: number, pilotSeconds: number, waivedMicros: number): void;
+};
+
+export type CallLimits = {
+  /** A node's calls are ended this long after its last sign of life. */
+  leaseMs: number;
+  /** Credit is held this many seconds of talk at a time. */
+  sliceSeconds: number;
+  /** The longest call the platform carries. */
+  capSeconds: number;
+  /** A call whose share of the credit is shorter than this is refused (402). */
+  minGrantSeconds: number;
+};
+
+export type AdmitCallInput = { request: AdmitRequest; callId: string; now: string; limits: CallLimits };
+export type AdmitCallResult =
+  | { decision: "need_state" }
+  | { decision: "ignore" }
+  | AdmissionRejection
+  | (Omit<AdmissionTicket, "destination"> & { destination: AdmissionDestination });
+
+export type ReportInput = { nodeId: string; bootId: string; events: ReportedEvent[]; live: string[]; nowMs: number; limits: CallLimits };
+
+/** What the call-records queue carries to D1, in the order the ledger wrote it. */
+export type CallRecordMessage =
+  | { type: "record"; record: CallRecord }
+  | {
+      type: "event";
+      call_id: string;
+      customer_id: string;
+      event: CallEvent;
+      /** What the ledger charged, on the end. */
+      charge: { billsec: number; charged_micros: number } | null;
+      /** The real end of a call the ledger had ended as node_lost: it replaces that end. */
+      supersede?: boolean;
+    };
+
+/** A live call as the ledger keeps it. */
+export type LiveCall = {
+  callId: string;
+  nodeId: string | null;
+  bootId: string | null;
+  status: "ringing" | "active";
+  answeredAt: string | null;
+  grantedSeconds: number;
+  record: CallRecord;
+};
+
+type LiveRow = {
+  call_id: string;
+  terms: string;
+  reservation: string;
+  node_id: string | null;
+  boot_id: string | null;
+  status: string;
+  answered_at: string | null;
+  last_seq: number;
+  record: string | null;
+};
+
+/** What a settled call keeps, so a real end reported after a node_lost end can replace it. */
+type Settled = {
+  billsec: number;
+  chargedMicros: number;
+  waivedMicros: number;
+  terms?: Terms;
+  reservation?: Reservation;
+  settlement?: Settlement;
+};
+
+export class CallLedger {
+  private readonly sql: SqlStorage;
+  private readonly books: Books;
+  /** The admission state, parsed once per instance (undefined: not read from storage yet). */
+  private state: AdmissionState | null | undefined;
+
+  constructor(sql: SqlStorage, books: Books) {
+    this.sql = sql;
+    this.books = books;
+  }
+
+  // ---- Admission state ----
+
+  loadState(state: AdmissionState | null, at: string): void {
+    if (state === null) this.sql.exec("DELETE FROM admission_state");
+    else
+      this.sql.exec(
+        "INSERT INTO admission_state (id, state, synced_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, synced_at = excluded.synced_at",
+        JSON.stringify(state),
+        at,
+      );
+    this.state = state;
+  }
+
+  private admissionState(): AdmissionState | null {
+    if (this.state === undefined) {
+      const row = this.sql.exec<{ state: string }>("SELECT state FROM admission_state WHERE id = 1").toArray()[0];
+      this.state = row ? (JSON.parse(row.state) as AdmissionState) : null;
+    }
+    return this.state;
+  }
+
+  // ---- Admission ----
+
+  admit(input: AdmitCallInput): AdmitCallResult {
+    const state = this.admissionState();
+    if (!state) return { decision: "need_state" };
+    const { request, callId, now, limits } = input;
+    const entries = entriesHolding(state, request.src_ip);
+    if (entries.length === 0) return { decision: "ignore" };
+    if (request.boot_id) this.touchLease(request.node_id, request.boot_id, Date.parse(now), limits.leaseMs);
+    const match = pickEntry(entries, normalizeNumber(request.dialed));
+    const record = newCallRecord(callId, request, state.account, match?.entry ?? null, now);
+    if (!match) return this.refuse(record, "no_sub_customer");
+    if (state.account.status === "suspended") return this.refuse(record, "suspended");
+    const control = controlFor(state, request.ani, now);
+    if (control?.action === "block") return this.refuse(record, "blocked");
+    const route = chooseRoute(state, match.entry, match.number, control?.divertDestinationId ?? null);
+    if (!route) return this.refuse(record, "no_route");
+    Object.assign(record, routeFields(route));
+
+    const held = this.books.held();
+    if (held.calls >= state.account.ports) return this.refuse(record, "no_port");
+    const terms: Terms = {
+      ratePerMinuteMicros: state.account.ratePerMinuteMicros,
+      minBillableSeconds: state.account.minBillableSeconds,
+      capSeconds: limits.capSeconds,
+    };
+    const free = this.freeSeconds(state.account, now);
+    const pool = poolSeconds(terms.ratePerMinuteMicros, free, this.available());
+    const seconds = sliceLength(pool, state.account.ports - held.calls, limits.sliceSeconds, limits.capSeconds);
+    if (seconds < Math.min(limits.minGrantSeconds, limits.capSeconds)) return this.refuse(record, "no_credit");
+    const reservation = grantSlice(terms.ratePerMinuteMicros, free, seconds);
+
+    const destination = route.destination;
+    const sampled = isSampled(destination.sampleRate);
+    // sample_mode record: the sample is what gets recorded at all; the other calls are relayed only.
+    const processing = !sampled && destination.sampleMode === "record" ? "relay_only" : destination.processing;
+    Object.assign(record, {
+      status: "ringing",
+      maxCallSeconds: limits.capSeconds,
+      rateAppliedMicros: terms.ratePerMinuteMicros,
+      processing,
+      sampled,
+      transcriptStatus: "pending",
+      analysisStatus: "pending",
+    });
+    this.sql.exec(
+      `INSERT INTO active_calls (call_id, terms, reservation, reserved_micros, pilot_seconds, included_seconds, admitted_at,
+         node_id, boot_id, status, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'ringing', ?)`,
+      callId,
+      JSON.stringify(terms),
+      JSON.stringify(reservation),
+      reservation.reservedMicros,
+      reservation.pilotSeconds,
+      reservation.includedSeconds,
+      now,
+      request.node_id,
+      request.boot_id ?? null,
+      JSON.stringify(record),
+    );
+    this.enqueue({ type: "record", record });
+    return {
+      decision: "admit",
+      call_id: callId,
+      customer_id: state.account.id,
+      dialed: `${destination.techPrefix ?? ""}${match.number}`,
+      ani: (record.ani as string | null) ?? null,
+      destination,
+      max_call_seconds: limits.capSeconds,
+      granted_seconds: reservation.maxCallSeconds,
+      processing,
+      sampled,
+      sub_customer: (record.subCustomer as string | null) ?? null,
+      route: route.kind,
+    };
+  }
+
+  private refuse(record: CallRecord, refusal: Refusal): AdmissionRejection {
+    const { sip_code, reason } = REFUSALS[refusal];
+    this.enqueue({
+      type: "record",
+      record: { ...record, status: "rejected", sipCode: sip_code, endReason: reason, endedAt: record.startedAt },
+    });
+    // Known to the ledger, so the refusal's SIP log is taken even before D1 has the record.
+    this.sql.exec("INSERT OR IGNORE INTO settled_calls (call_id, result, end_reason) VALUES (?, '{}', ?)", record.id, reason);
+    return { decision: "reject", sip_code, reason, call_id: record.id };
+  }
+
+  // ---- Reports from the nodes ----
+
+  report(input: ReportInput): CallReportAnswer {
+    const { nodeId, bootId, nowMs, limits } = input;
+    this.touchLease(nodeId, bootId, nowMs, limits.leaseMs);
+    for (const item of input.events) this.apply(item);
+    const grants: CallReportAnswer["grants"] = [];
+    const ended: CallReportAnswer["ended"] = [];
+    const named = new Set([...input.live, ...input.events.map((e) => e.call_id)]);
+    for (const callId of named) {
+      const row = this.liveRow(callId);
+      if (row) grants.push({ call_id: callId, granted_seconds: this.topUp(row, nowMs, limits) });
+      else if (input.live.includes(callId)) ended.push({ call_id: callId, reason: this.endReasonOf(callId) ?? "unknown_call" });
+    }
+    return { grants, ended };
+  }
+
+  private apply({ call_id: callId, seq, event }: ReportedEvent): void {
+    const row = this.liveRow(callId);
+    if (!row) return this.applyAfterEnd(callId, event);
+    if (seq <= row.last_seq) return;
+    this.sql.exec("UPDATE active_calls SET last_seq = ? WHERE call_id = ?", seq, callId);
+    if (event.type === "answered" && row.status !== "active") {
+      this.sql.exec("UPDATE active_calls SET status = 'active', answered_at = ? WHERE call_id = ?", event.at, callId);
+    }
+    if (event.type !== "ended") return this.forward(callId, event, null);
+    const answered = event.answered_at ? secondsBetween(event.answered_at, event.at) : 0;
+    const charge = this.settle(row, answered, event.at, event.end_reason ?? null);
+    this.forward(callId, event, charge);
+  }
+
+  /** An end reported for a call the ledger ended as node_lost (its node was cut off): charged as it really ended. */
+  private applyAfterEnd(callId: string, event: CallEvent): void {
+    if (event.type !== "ended") return;
+    const settled = this.sql
+      .exec<{ result: string; end_reason: string | null }>("SELECT result, end_reason FROM settled_calls WHERE call_id = ?", callId)
+      .toArray()[0];
+    if (!settled || settled.end_reason !== "node_lost") return;
+    const prior = JSON.parse(settled.result) as Settled;
+    if (!prior.terms || !prior.reservation || !prior.settlement) return;
+    const answered = event.answered_at ? secondsBetween(event.answered_at, event.at) : 0;
+    const real = settle(prior.terms, prior.reservation, answered);
+    const delta = real.chargedMicros - prior.chargedMicros;
+    // The reservation was released at the node_lost end: a further charge never takes the balance below zero.
+    const moved = delta > 0 ? Math.min(delta, Math.max(0, this.available())) : delta;
+    if (moved !== 0) {
+      this.books.post({
+        id: `call-adjust:${callId}`,
+        type: "call",
+        amountMicros: -moved,
+        callId,
+        description: "Call end reconciled",
+        at: event.at,
+      });
+    }
+    this.books.count(
+      real.billsec - real.waivedSeconds - (prior.settlement.billsec - prior.settlement.waivedSeconds),
+      real.waivedSeconds - prior.settlement.waivedSeconds,
+      real.waivedMicros - prior.waivedMicros,
+    );
+    const result: Settled = {
+      ...prior,
+      billsec: real.billsec,
+      chargedMicros: prior.chargedMicros + moved,
+      waivedMicros: real.waivedMicros,
+      settlement: real,
+    };
+    this.sql.exec(
+      "UPDATE settled_calls SET result = ?, end_reason = ? WHERE call_id = ?",
+      JSON.stringify(result),
+      event.end_reason ?? "reconciled",
+      callId,
+    );
+    const customerId = this.admissionState()?.account.id ?? "";
+    this.enqueue({
+      type: "event",
+      call_id: callId,
+      customer_id: customerId,
+      event,
+      charge: { billsec: result.billsec, charged_micros: result.chargedMicros },
+      supersede: true,
+    });
+  }
+
+  /** Ends a live call: the port released, the call charged on its terms, the result kept. */
+  private settle(row: LiveRow, answeredSeconds: number, at: string, endReason: string | null) {
+    const terms = JSON.parse(row.terms) as Terms;
+    const reservation = JSON.parse(row.reservation) as Reservation;
+    const bill = settle(terms, reservation, answeredSeconds);
+    this.sql.exec("DELETE FROM active_calls WHERE call_id = ?", row.call_id);
+    this.books.count(bill.billsec - bill.waivedSeconds, bill.waivedSeconds, bill.waivedMicros);
+    if (bill.billsec > 0) {
+      const record = row.record ? (JSON.parse(row.record) as CallRecord) : null;
+      this.books.post({
+        id: `call:${row.call_id}`,
+        type: "call",
+        amountMicros: -bill.chargedMicros,
+        callId: row.call_id,
+        description: `Call ${(record?.dialed as string | undefined) ?? ""}`.trim(),
+        waivedMicros: bill.waivedMicros,
+        at,
+      });
+    }
+    const result: Settled = {
+      billsec: bill.billsec,
+      chargedMicros: bill.chargedMicros,
+      waivedMicros: bill.waivedMicros,
+      terms,
+      reservation,
+      settlement: bill,
+    };
+    this.sql.exec(
+      "INSERT OR REPLACE INTO settled_calls (call_id, result, end_reason) VALUES (?, ?, ?)",
+      row.call_id,
+      JSON.stringify(result),
+      endReason,
+    );
+    return { billsec: bill.billsec, charged_micros: bill.chargedMicros };
+  }
+
+  /** Tops the call's credit up by a slice when less than half a slice of talk is left. Returns the granted seconds. */
+  private topUp(row: LiveRow, nowMs: number, limits: CallLimits): number {
+    const reservation = JSON.parse(row.reservation) as Reservation;
+    const state = this.admissionState();
+    if (row.status !== "active" || !row.answered_at || !state) return reservation.maxCallSeconds;
+    const talked = (nowMs - Date.parse(row.answered_at)) / 1000;
+    if (reservation.maxCallSeconds - talked >= limits.sliceSeconds / 2) return reservation.maxCallSeconds;
+    const terms = JSON.parse(row.terms) as Terms;
+    const free = this.freeSeconds(state.account, new Date(nowMs).toISOString());
+    const pool = poolSeconds(terms.ratePerMinuteMicros, free, this.available());
+    const sharers = state.account.ports - this.books.held().calls + 1;
+    const seconds = sliceLength(pool, sharers, limits.sliceSeconds, terms.capSeconds - reservation.maxCallSeconds);
+    if (seconds <= 0) return reservation.maxCallSeconds;
+    const grown = addReservations(reservation, grantSlice(terms.ratePerMinuteMicros, free, seconds));
+    this.sql.exec(
+      "UPDATE active_calls SET reservation = ?, reserved_micros = ?, pilot_seconds = ?, included_seconds = ? WHERE call_id = ?",
+      JSON.stringify(grown),
+      grown.reservedMicros,
+      grown.pilotSeconds,
+      grown.includedSeconds,
+      row.call_id,
+    );
+    return grown.maxCallSeconds;
+  }
+
+  // ---- Leases ----
+
+  /** A sign of life from a node: its lease renewed; a new boot ends what the old one carried. */
+  private touchLease(nodeId: string, bootId: string, nowMs: number, leaseMs: number): void {
+    const lease = this.sql
+      .exec<{ boot_id: string; renewed_at: number }>("SELECT boot_id, renewed_at FROM node_leases WHERE node_id = ?", nodeId)
+      .toArray()[0];
+    if (lease && lease.boot_id !== bootId) this.endNodeCalls(nodeId, lease.boot_id, lease.renewed_at);
+    this.sql.exec(
+      `INSERT INTO node_leases (node_id, boot_id, renewed_at, lease_ms) VALUES (?, ?, ?, ?)
+       ON CONFLICT (node_id) DO UPDATE SET boot_id = excluded.boot_id, renewed_at = MAX(renewed_at, excluded.renewed_at), lease_ms = excluded.lease_ms`,
+      nodeId,
+      bootId,
+      nowMs,
+      leaseMs,
+    );
+  }
+
+  /** Ends the calls of every node whose lease has lapsed, as of its last sign of life. */
+  expireLeases(nowMs: number): void {
+    const lapsed = this.sql
+      .exec<{ node_id: string; boot_id: string; renewed_at: number }>(
+        "SELECT node_id, boot_id, renewed_at FROM node_leases WHERE renewed_at + lease_ms <= ?",
+        nowMs,
+      )
+      .toArray();
+    for (const lease of lapsed) this.endNodeCalls(lease.node_id, lease.boot_id, lease.renewed_at);
+  }
+
+  /** When the next lease of a node carrying calls lapses (ms), or null. */
+  nextLeaseDeadline(): number | null {
+    return (
+      this.sql
+        .exec<{ at: number | null }>(
+          `SELECT MIN(l.renewed_at + l.lease_ms) AS at FROM node_leases l
+           WHERE EXISTS (SELECT 1 FROM active_calls a WHERE a.node_id = l.node_id AND a.boot_id = l.boot_id)`,
+        )
+        .one().at ?? null
+    );
+  }
+
+  private endNodeCalls(nodeId: string, bootId: string, lastAliveMs: number): void {
+    const rows = this.sql.exec<LiveRow>("SELECT * FROM active_calls WHERE node_id = ? AND boot_id = ?", nodeId, bootId).toArray();
+    const at = new Date(lastAliveMs).toISOString();
+    for (const row of rows) {
+      const answeredAt = row.status === "active" ? row.answered_at : null;
+      const answered = answeredAt ? Math.max(0, secondsBetween(answeredAt, at)) : 0;
+      const event: CallEvent = {
+        type: "ended",
+        at,
+        answered_at: answeredAt,
+        sip_code: answeredAt ? 200 : 503,
+        hangup_by: "platform",
+        end_reason: "node_lost",
+      };
+      this.forward(row.call_id, event, this.settle(row, answered, at, "node_lost"));
+    }
+  }
+
+  // ---- Reads ----
+
+  liveCalls(): LiveCall[] {
+    return this.sql
+      .exec<LiveRow>("SELECT * FROM active_calls ORDER BY admitted_at DESC")
+      .toArray()
+      .map((row) => ({
+        callId: row.call_id,
+        nodeId: row.node_id,
+        bootId: row.boot_id,
+        status: row.status === "active" ? "active" : "ringing",
+        answeredAt: row.answered_at,
+        grantedSeconds: (JSON.parse(row.reservation) as Reservation).maxCallSeconds,
+        record: row.record ? (JSON.parse(row.record) as CallRecord) : ({ id: row.call_id } as CallRecord),
+      }));
+  }
+
+  /** Whether this ledger admitted or refused the call (its record may not be in D1 yet). */
+  knows(callId: string): boolean {
+    return this.liveRow(callId) !== undefined || this.endReasonOf(callId) !== undefined;
+  }
+
+  // ---- Outbox ----
+
+  private forward(callId: string, event: CallEvent, charge: { billsec: number; charged_micros: number } | null): void {
+    this.enqueue({ type: "event", call_id: callId, customer_id: this.admissionState()?.account.id ?? "", event, charge });
+  }
+
+  private enqueue(message: CallRecordMessage): void {
+    this.sql.exec("INSERT INTO outbox (body) VALUES (?)", JSON.stringify(message));
+  }
+
+  hasOutbox(): boolean {
+    return this.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length > 0;
+  }
+
+  /** The oldest messages waiting, with the seq to delete up to once they are sent. */
+  outbox(limit: number): Array<{ seq: number; body: string }> {
+    return this.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox ORDER BY seq LIMIT ?", limit).toArray();
+  }
+
+  sent(upToSeq: number): void {
+    this.sql.exec("DELETE FROM outbox WHERE seq <= ?", upToSeq);
+  }
+
+  // ---- Helpers ----
+
+  private liveRow(callId: string): LiveRow | undefined {
+    return this.sql.exec<LiveRow>("SELECT * FROM active_calls WHERE call_id = ?", callId).toArray()[0];
+  }
+
+  private endReasonOf(callId: string): string | undefined {
+    const row = this.sql.exec<{ end_reason: string | null }>("SELECT end_reason FROM settled_calls WHERE call_id = ?", callId).toArray()[0];
+    return row ? (row.end_reason ?? "ended") : undefined;
+  }
+
+  private available(): number {
+    return this.books.balance().balance_micros - this.books.held().reserved_micros;
+  }
+
+  /** Pilot seconds (while the pilot runs) and included seconds left, less what live calls hold. */
+  private freeSeconds(account: AdmissionAccount, now: string): FreeSeconds {
+    const used = this.books.balance();
+    const held = this.books.held();
+    const pilotRunning = account.pilotEndsAt !== null && account.pilotEndsAt > now;
+    const pilot =
+      pilotRunning && account.pilotMinutesLimit !== null
+        ? account.pilotMinutesLimit * 60 - used.pilot_seconds_used - held.pilot_seconds
+        : 0;
+    const included = account.includedMinutes === null ? 0 : account.includedMinutes * 60 - used.cycle_seconds_used - held.included_seconds;
+    return { pilot: Math.max(0, pilot), included: Math.max(0, included) };
+  }
+}
+
+const secondsBetween = (from: string, to: string): number => Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
