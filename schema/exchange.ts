@@ -31,6 +31,8 @@ export const exchangeAccounts = sqliteTable(
      */
     userhashSha256: text("userhash_sha256"),
     userhashMd5: text("userhash_md5"),
+    /** Digest answers computed with MD5 are accepted (opt-in, for old clients); SHA-256 always is. */
+    digestMd5: bool("digest_md5").notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

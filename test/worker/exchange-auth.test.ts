@@ -1,7 +1,7 @@
 // HTTP Digest (RFC 7616) on the exchange API: the RFC's vectors, the challenges, round trips with
 // each algorithm, wrong keys, stale nonces, nonce-count replays, userhash, and the roles of keys.
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { sweepExchangeNonces } from "../../worker/cron/exchange-nonces.ts";
 import { loadConfig } from "../../worker/env.ts";
 import { digestResponse, userhashOf } from "../../worker/exchange/digest/compute.ts";
@@ -10,6 +10,7 @@ import { advanceNonceCount, SWEEP_BATCH } from "../../worker/exchange/digest/non
 import { checkNonce, issueNonce } from "../../worker/exchange/digest/nonce.ts";
 import { database } from "../../worker/lib/db.ts";
 import {
+  admin,
   authorization,
   buildRequest,
   challengeFor,
@@ -108,14 +109,14 @@ describe("challenges", () => {
 
 describe("Digest round trips", () => {
   it.each(["SHA-256", "MD5"] as const)("authenticates with %s and answers the balance", async (algorithm) => {
-    const buyer = await exchangeAccount("buyer", 100);
+    const buyer = await exchangeAccount("buyer", 100, { digestMd5: algorithm === "MD5" });
     const res = await digestRequest(buyer, "POST", BALANCE, undefined, { algorithm });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ status: "success", i_account: buyer.iAccount, balance: 100, currency: "USD" });
   });
 
   it.each(["SHA-256", "MD5"] as const)("accepts userhash=true with %s", async (algorithm) => {
-    const buyer = await exchangeAccount("buyer", 12.5);
+    const buyer = await exchangeAccount("buyer", 12.5, { digestMd5: algorithm === "MD5" });
     const res = await digestRequest(buyer, "POST", BALANCE, undefined, { algorithm, userhash: true });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.balance).toBe(12.5);
@@ -308,5 +309,84 @@ describe("keys and roles", () => {
 describe("the request form", () => {
   it("builds requests like a client", () => {
     expect(buildRequest("GET", "/x", { a: "1 2" }).uri).toBe("/x?a=1+2");
+  });
+});
+
+describe("Digest hardening (issue 20, finding 13)", () => {
+  it("accepts MD5 only from an account that opted in; SHA-256 from everyone", async () => {
+    const buyer = await exchangeAccount("buyer", 3);
+    const md5 = await digestRequest(buyer, "POST", BALANCE, undefined, { algorithm: "MD5" });
+    expect(md5.status).toBe(401);
+    expect(md5.body.message).toBe("MD5 is not enabled for this account: answer the SHA-256 challenge");
+    expect((await digestRequest(buyer, "POST", BALANCE)).status).toBe(200);
+    const enabled = await admin(`/accounts/${buyer.iAccount}/digest-md5`, { enabled: "1" });
+    expect(enabled.body).toEqual({ status: "success", i_account: buyer.iAccount, digest_md5: true });
+    expect((await digestRequest(buyer, "POST", BALANCE, undefined, { algorithm: "MD5" })).status).toBe(200);
+  });
+
+  it("names no algorithm in the MD5 challenge, so a client reading both as one field answers SHA-256", async () => {
+    const res = await rawRequest("POST", BALANCE);
+    const header = res.headers.get("www-authenticate") ?? "";
+    expect(header.match(/algorithm=/g)).toEqual(["algorithm="]);
+    expect(header).toMatch(/algorithm=SHA-256/);
+  });
+
+  it("spends no rate limit on a replayed header", async () => {
+    const buyer = await exchangeAccount("buyer", 1, { perSecondCap: 3 });
+    const challenge = await challengeFor("POST", BALANCE);
+    const auth = await authorization(buyer, "POST", BALANCE, challenge, { nc: 1 });
+    expect((await rawRequest("POST", BALANCE, undefined, { authorization: auth })).status).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      expect((await rawRequest("POST", BALANCE, undefined, { authorization: auth })).body.message).toBe("nonce count already used");
+    }
+    // The owner's own requests in the same second still have the cap's two left.
+    const mine = [];
+    for (let nc = 2; nc <= 3; nc++) {
+      const fresh = await authorization(buyer, "POST", BALANCE, challenge, { nc });
+      mine.push((await rawRequest("POST", BALANCE, undefined, { authorization: fresh })).status);
+    }
+    expect(mine).toEqual([200, 200]);
+  });
+
+  it("signs nonces with a key derived from the secret, not the secret itself", async () => {
+    const config = { ...loadConfig(env), EXCHANGE_NONCE_SECRET: undefined };
+    const nonce = await issueNonce(config);
+    const bytes = Uint8Array.from(atob(nonce.replace(/-/g, "+").replace(/_/g, "/") + "="), (ch) => ch.charCodeAt(0));
+    const raw = await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(config.JWT_SECRET),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const label = new TextEncoder().encode(`exchange-digest:nonce:${config.EXCHANGE_DIGEST_REALM}:`);
+    const withRawSecret = new Uint8Array(
+      await crypto.subtle.sign("HMAC", raw, new Uint8Array([...label, ...bytes.subarray(0, 16)])),
+    ).subarray(0, 16);
+    expect(bytes.subarray(16)).not.toEqual(withRawSecret);
+    expect(await checkNonce(config, nonce)).toMatchObject({ valid: true });
+  });
+
+  it("costs an unknown username what a wrong key costs: one key decrypted and answered", async () => {
+    const buyer = await exchangeAccount("buyer", 1);
+    const decrypts = async (username: string) => {
+      const challenge = await challengeFor("POST", BALANCE);
+      const auth = await authorization({ username, apiKey: "xb_wrong" }, "POST", BALANCE, challenge);
+      const decrypt = crypto.subtle.decrypt.bind(crypto.subtle);
+      let count = 0;
+      const spy = vi.spyOn(crypto.subtle, "decrypt").mockImplementation((...args) => {
+        count++;
+        return decrypt(...args);
+      });
+      try {
+        expect((await rawRequest("POST", BALANCE, undefined, { authorization: auth })).body.message).toBe("invalid credentials");
+      } finally {
+        spy.mockRestore();
+      }
+      return count;
+    };
+    const known = await decrypts(buyer.username);
+    expect(known).toBe(1);
+    expect(await decrypts(`nobody-${crypto.randomUUID()}`)).toBe(known);
   });
 });

@@ -39,6 +39,8 @@ export type AccountOptions = {
   /** Per-account limits; the tests' accounts get generous ones unless a test says (null: the platform default). */
   perSecondCap?: number | null;
   hourlyQuota?: number | null;
+  /** Accept Digest answers computed with MD5 (off by default). */
+  digestMd5?: boolean;
 };
 
 /** A new exchange account with an API key of its role and an opening balance (USD). */
@@ -55,6 +57,7 @@ export async function exchangeAccount(
     username: options.username ?? `${role}-${Date.now().toString(36)}-${++counter}`,
     ...limits("per_second_cap", options.perSecondCap, 1000),
     ...limits("hourly_quota", options.hourlyQuota, 1_000_000),
+    ...(options.digestMd5 ? { digest_md5: "1" } : {}),
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { iAccount: res.body.i_account, username: res.body.username, apiKey: res.body.api_key, role };
@@ -82,6 +85,8 @@ export function challengesOf(headers: Headers): Challenge[] {
       const params: Challenge = {};
       const re = /([A-Za-z0-9_*-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))/g;
       for (const m of part.replace(/^\s*Digest\s+/i, "").matchAll(re)) params[m[1]!.toLowerCase()] = m[2] ?? m[3] ?? "";
+      // RFC 7616 section 3.3: a challenge without `algorithm` is MD5.
+      params.algorithm ??= "MD5";
       return params;
     });
 }

@@ -36,6 +36,8 @@ export type NewAccount = {
   balanceUsd?: string | number | undefined;
   hourlyQuota?: number | null | undefined;
   perSecondCap?: number | null | undefined;
+  /** Accept Digest answers computed with MD5 (off unless asked). */
+  digestMd5?: boolean | undefined;
 };
 
 export type CreatedAccount = { iAccount: number; username: string; role: ExchangeRole; apiKey: string; balanceUsd: number };
@@ -67,6 +69,7 @@ export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccoun
         role: input.role,
         hourlyQuota: input.hourlyQuota ?? null,
         perSecondCap: input.perSecondCap ?? null,
+        digestMd5: input.digestMd5 ?? false,
         ...(await userhashes(username, deps.config.EXCHANGE_DIGEST_REALM)),
         createdAt: now,
         updatedAt: now,
@@ -112,6 +115,16 @@ export async function rotateApiKey(
   return { username: account.username, apiKey };
 }
 
+/** Turns Digest with MD5 on or off for an account. */
+export async function setDigestMd5(deps: ExchangeDeps, iAccount: number, enabled: boolean): Promise<void> {
+  const updated = await deps.db
+    .update(exchangeAccounts)
+    .set({ digestMd5: enabled, updatedAt: nowIso() })
+    .where(eq(exchangeAccounts.iAccount, iAccount))
+    .returning({ iAccount: exchangeAccounts.iAccount });
+  if (updated.length === 0) throw unknown("i_account", "account");
+}
+
 export async function accountById(deps: Pick<ExchangeDeps, "db">, iAccount: number): Promise<ExchangeAccount | null> {
   return (await deps.db.select().from(exchangeAccounts).where(eq(exchangeAccounts.iAccount, iAccount)).get()) ?? null;
 }
@@ -127,6 +140,41 @@ export async function accountByUserhash(
 ): Promise<ExchangeAccount | null> {
   const column = algorithm === "SHA-256" ? exchangeAccounts.userhashSha256 : exchangeAccounts.userhashMd5;
   return (await deps.db.select().from(exchangeAccounts).where(eq(column, userhash.toLowerCase())).get()) ?? null;
+}
+
+const decoys = new Map<string, Promise<ExchangeAccount>>();
+
+/**
+ * A stand-in account that no request can match (its keys are random and never leave the isolate),
+ * checked when a username is unknown so that a miss costs what a wrong key does: one key
+ * decrypted, one answer computed. Timing then tells no username apart.
+ */
+export function decoyAccount(deps: Pick<ExchangeDeps, "config">): Promise<ExchangeAccount> {
+  const cacheKey = deps.config.ENCRYPTION_KEY;
+  let decoy = decoys.get(cacheKey);
+  if (!decoy) {
+    decoy = (async () => {
+      const seal = (role: ExchangeRole) => encryptSecret(deps.config.ENCRYPTION_KEY, newApiKey(role), keyContext(0, role));
+      const now = nowIso();
+      return {
+        iAccount: 0,
+        username: "decoy",
+        role: "seller",
+        buyerKeyEnc: await seal("buyer"),
+        sellerKeyEnc: await seal("seller"),
+        status: "active",
+        hourlyQuota: null,
+        perSecondCap: null,
+        userhashSha256: null,
+        userhashMd5: null,
+        digestMd5: true,
+        createdAt: now,
+        updatedAt: now,
+      };
+    })();
+    decoys.set(cacheKey, decoy);
+  }
+  return decoy;
 }
 
 /** The account's API key of `role`, decrypted; null when it holds none (or it does not decrypt). */

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { timingSafeEqual } from "../lib/crypto.ts";
 import { toUsd } from "../lib/money.ts";
 import { newId } from "../lib/ids.ts";
-import { createExchangeAccount, creditAccount, ROLES, rotateApiKey } from "./accounts.ts";
+import { createExchangeAccount, creditAccount, ROLES, rotateApiKey, setDigestMd5 } from "./accounts.ts";
 import { exchangeDeps, type ExchangeEnv } from "./context.ts";
 import { ExchangeError, field, formOf, optional, parseFields, required, success } from "./respond.ts";
 
@@ -15,8 +15,12 @@ const encoder = new TextEncoder();
 
 const role = z.enum(ROLES, { error: "must be buyer or seller" });
 
+/** "1"/"true" or "0"/"false" (form fields are text). */
+const flag = z.enum(["1", "0", "true", "false"], { error: "must be 1 or 0" }).transform((v) => v === "1" || v === "true");
+
 const NewAccountFields = z.object({
   role: required(role),
+  digest_md5: optional(flag),
   username: optional(field.text(64)),
   balance: optional(field.usd()),
   hourly_quota: optional(field.integer(1)),
@@ -44,6 +48,7 @@ export function newAdminApp(): Hono<ExchangeEnv> {
       balanceUsd: input.balance,
       hourlyQuota: input.hourly_quota,
       perSecondCap: input.per_second_cap,
+      digestMd5: input.digest_md5,
     });
     return success(
       c,
@@ -57,6 +62,14 @@ export function newAdminApp(): Hono<ExchangeEnv> {
     const input = await formOf(c, z.object({ role: required(role) }));
     const rotated = await rotateApiKey(exchangeDeps(c), i_account, input.role);
     return success(c, { i_account, username: rotated.username, role: input.role, api_key: rotated.apiKey });
+  });
+
+  // Digest with MD5 for an account's old clients (SHA-256 is always accepted).
+  admin.post("/accounts/:i_account/digest-md5", async (c) => {
+    const { i_account } = parseFields(iAccountParam, c.req.param());
+    const input = await formOf(c, z.object({ enabled: required(flag) }));
+    await setDigestMd5(exchangeDeps(c), i_account, input.enabled);
+    return success(c, { i_account, digest_md5: input.enabled });
   });
 
   admin.post("/accounts/:i_account/credit", async (c) => {

@@ -17,7 +17,7 @@
 import { z } from "zod";
 import { sha256Hex } from "../lib/crypto.ts";
 import { spend } from "../services/spent-tokens.ts";
-import { accountByUsername, principalOf, provenKeyRole } from "./accounts.ts";
+import { accountByUsername, decoyAccount, principalOf, provenKeyRole } from "./accounts.ts";
 import { exchangeDeps, type ExchangeContext } from "./context.ts";
 import { enforceRateLimit } from "./limits.ts";
 import { runOperation, type ExchangeRouter } from "./operation.ts";
@@ -56,12 +56,13 @@ export function registerLegacy(router: ExchangeRouter): void {
     if (Math.abs(now - Number(auth.ts)) > deps.config.EXCHANGE_LEGACY_WINDOW_SEC) {
       throw refused(c, `ts: more than ${deps.config.EXCHANGE_LEGACY_WINDOW_SEC} s from the server's time (${now})`);
     }
-    const account = await accountByUsername(deps, auth.api_login);
-    if (!account) throw refused(c, "signature: invalid");
+    // An unknown login is checked against a decoy account: it costs what a wrong key does.
+    const found = await accountByUsername(deps, auth.api_login);
+    const account = found ?? (await decoyAccount(deps));
     const matched = await provenKeyRole(deps, account, op.role, auth.signature, (key) =>
       legacySignature(controller, key, auth.api_login, auth.ts),
     );
-    if (!matched) throw refused(c, "signature: invalid");
+    if (!found || !matched) throw refused(c, "signature: invalid");
     const windowEndsSec = Number(auth.ts) + deps.config.EXCHANGE_LEGACY_WINDOW_SEC;
     if (!(await spend(deps.db, `exchange-legacy:${auth.signature.toLowerCase()}`, windowEndsSec))) {
       throw refused(c, "signature: already used (compute one per request; a second call in the same second takes the next ts)");

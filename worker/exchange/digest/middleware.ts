@@ -10,8 +10,12 @@
 //   the client knows the key, a fresh nonce fixes an honest race; a replayer learns nothing).
 // - The password is the account's API key of the role the endpoint needs (buyer endpoints the
 //   buyer key, seller endpoints the seller key; "any" tries the buyer key, then the seller key).
+// - SHA-256 always; MD5 only for an account that opted in (digest_md5), else 401.
+// - An unknown username costs what a known one does (a decoy key is decrypted and answered), and
+//   the rate limits are counted only once the nonce count proved the request fresh: a replayed
+//   header spends nothing of its victim's quota.
 import type { MiddlewareHandler } from "hono";
-import { accountByUserhash, accountByUsername, principalOf, provenKeyRole, type ExchangeAccount } from "../accounts.ts";
+import { accountByUserhash, accountByUsername, decoyAccount, principalOf, provenKeyRole, type ExchangeAccount } from "../accounts.ts";
 import { exchangeDeps, type ExchangeDeps, type ExchangeEnv, type ExchangeRole } from "../context.ts";
 import { enforceRateLimit } from "../limits.ts";
 import { forbidden } from "../respond.ts";
@@ -40,8 +44,7 @@ function sameTarget(signed: string, url: URL): boolean {
 
 /**
  * Checks a Digest Authorization header for a request; `role` is the key the endpoint needs.
- * `alongside` runs for a correct answer at the same time as the nonce-count write (the rate
- * limits), its failure reported only when the count was fresh.
+ * `alongside` (the rate limits) runs for a correct, fresh answer, after the nonce count is written.
  */
 export async function verifyDigest(
   deps: ExchangeDeps,
@@ -60,21 +63,21 @@ export async function verifyDigest(
   const state = await checkNonce(config, nonce);
   if (!state.valid) return { ok: false, message: "invalid nonce" };
 
-  const account = credentials.byUserhash ? await accountByUserhash(deps, algorithm, username) : await accountByUsername(deps, username);
-  if (!account) return { ok: false, message: "invalid credentials" };
+  const found = credentials.byUserhash ? await accountByUserhash(deps, algorithm, username) : await accountByUsername(deps, username);
+  const account = found ?? (await decoyAccount(deps));
   const { method } = request;
   const matched = await provenKeyRole(deps, account, role, credentials.response, (password) =>
     digestResponse({ algorithm, username: account.username, realm, password, method, uri, nonce, nc, cnonce, qop: "auth" }),
   );
-  if (!matched) return { ok: false, message: "invalid credentials" };
+  if (!found || !matched) return { ok: false, message: "invalid credentials" };
+  if (algorithm === "MD5" && !account.digestMd5) {
+    return { ok: false, message: "MD5 is not enabled for this account: answer the SHA-256 challenge" };
+  }
   if (state.stale) return { ok: false, message: "nonce expired", stale: true };
-  const [fresh, side] = await Promise.allSettled([
-    advanceNonceCount(deps.db, nonce, parseInt(nc, 16), counterExpiry(config, state.issuedSec)),
-    alongside ? alongside(account) : Promise.resolve(),
-  ]);
-  if (fresh.status === "rejected") throw fresh.reason;
-  if (!fresh.value) return { ok: false, message: "nonce count already used", stale: true };
-  if (side.status === "rejected") throw side.reason;
+  if (!(await advanceNonceCount(deps.db, nonce, parseInt(nc, 16), counterExpiry(config, state.issuedSec)))) {
+    return { ok: false, message: "nonce count already used", stale: true };
+  }
+  if (alongside) await alongside(account);
   return { ok: true, account, role: matched };
 }
 

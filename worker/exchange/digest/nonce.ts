@@ -1,6 +1,7 @@
 // Stateless Digest nonces and the opaque value. A nonce is its issue time (4 bytes, seconds),
 // 12 random bytes and an HMAC-SHA256 tag (16 bytes) over both, base64url: the server keeps
-// nothing to check one. The key is EXCHANGE_NONCE_SECRET, else JWT_SECRET, domain-separated by a
+// nothing to check one. The key is derived with HKDF-SHA-256 from EXCHANGE_NONCE_SECRET, else
+// from JWT_SECRET (never the signing secret of access tokens itself), and domain-separated by a
 // label and the realm. After EXCHANGE_NONCE_TTL_SEC a nonce is stale (still genuine, no longer
 // accepted: the client retries with a fresh one without asking for the password again).
 import { base64url, fromBase64url, timingSafeEqual } from "../../lib/crypto.ts";
@@ -11,10 +12,21 @@ const encoder = new TextEncoder();
 const NONCE_BYTES = 32; // 4 issue time (seconds) + 12 random + 16 tag
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
 
+/** HKDF-SHA-256(secret, info "exchange-digest-nonce") as an HMAC-SHA-256 key, once per isolate and secret. */
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = hmacKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    key = crypto.subtle
+      .importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"])
+      .then((ikm) =>
+        crypto.subtle.deriveKey(
+          { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("exchange-digest-nonce") },
+          ikm,
+          { name: "HMAC", hash: "SHA-256", length: 256 },
+          false,
+          ["sign"],
+        ),
+      );
     hmacKeys.set(secret, key);
   }
   return key;

@@ -1,0 +1,1 @@
+ALTER TABLE `exchange_accounts` ADD `digest_md5` integer DEFAULT false NOT NULL;
