@@ -3,7 +3,9 @@
 // one batch at a time so each call's events arrive in order, a failed batch sent again with the
 // same batch id until the Worker takes it. The end of a call is never lost: `ended` events are
 // written to a journal in the node's spool before they are sent and stay there until acknowledged,
-// and a node started again sends what its previous run left there first, under that run's boot id.
+// and a node started again sends what its previous run left there first, under its own new boot id
+// (the ledger ends the old boot's calls as node_lost, then charges each journaled end as it really
+// happened; a report under the old boot id would look like that boot coming back).
 // Every NODE_HEARTBEAT_SECONDS the next batch also carries every call the node holds (`live`),
 // which renews the node's lease; answers carry credit grants and calls the ledger has ended.
 import { randomUUID } from "node:crypto";
@@ -37,7 +39,7 @@ export type CallReporterOptions = {
   maxBackoffMs?: number;
 };
 
-type Pending = { boot: string; event: ReportedEvent; journaled: boolean; bytes: number; slimmed?: boolean };
+type Pending = { event: ReportedEvent; journaled: boolean; bytes: number; slimmed?: boolean };
 
 /** The most events one report may carry (schema/node-api.ts): a backlog drains in batches this large. */
 const MAX_REPORT_EVENTS = 1_000;
@@ -70,7 +72,7 @@ export class CallReporter {
     this.journal = new CallJournal(options.journalPath, options.log);
     const left = this.journal.load();
     if (left.length > 0) options.log(`re-sending ${left.length} call end(s) a previous run had not had acknowledged`);
-    for (const entry of left) this.pending.push({ ...entry, journaled: true, bytes: sizeOf(entry.event) });
+    for (const { event } of left) this.pending.push({ event, journaled: true, bytes: sizeOf(event) });
     if (left.length > 0) this.firstPendingAt = 0;
   }
 
@@ -92,9 +94,9 @@ export class CallReporter {
     if (event.type === "ended") this.seqs.delete(callId);
     else this.seqs.set(callId, seq);
     const reported = { call_id: callId, customer_id: customerId, seq, event };
-    const item: Pending = { boot: this.options.bootId, event: reported, journaled: false, bytes: sizeOf(reported) };
+    const item: Pending = { event: reported, journaled: false, bytes: sizeOf(reported) };
     if (event.type === "ended") {
-      this.journal.append(item);
+      this.journal.append({ boot: this.options.bootId, event: reported });
       item.journaled = true;
     }
     if (this.pending.length === 0) this.firstPendingAt = Date.now();
@@ -170,21 +172,19 @@ export class CallReporter {
   }
 
   private send(): void {
-    // A batch holds the events of one boot: a previous run's ends go under its own boot id.
-    const boot = this.pending[0]?.boot ?? this.options.bootId;
     let count = 0;
     let bytes = 0;
-    while (count < this.pending.length && count < this.batchLimit && this.pending[count]!.boot === boot) {
+    while (count < this.pending.length && count < this.batchLimit) {
       bytes += this.pending[count]!.bytes;
       if (count > 0 && bytes > this.options.maxBatchBytes) break;
       count++;
     }
     const items = this.pending.slice(0, count);
-    const withLive = this.heartbeatDue && boot === this.options.bootId;
+    const withLive = this.heartbeatDue;
     if (withLive) this.heartbeatDue = false;
     const report: CallReport = {
       node_id: this.options.nodeId,
-      boot_id: boot,
+      boot_id: this.options.bootId,
       batch_id: randomUUID(),
       events: items.map((item) => item.event),
       ...(withLive ? { live: this.options.live() } : {}),
@@ -284,6 +284,7 @@ const refusedForGood = (status: number) => status === 400 || status === 422;
 /** An event's size in a report's JSON body. */
 const sizeOf = (event: ReportedEvent) => JSON.stringify(event).length + 1;
 
+/** An end, with the boot that produced it (for the log: it is sent again under the current boot). */
 type JournalEntry = { boot: string; event: ReportedEvent };
 
 /** Lines appended since the last rewrite beyond which the journal is rewritten with only what is unacknowledged. */
