@@ -159,6 +159,7 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   },
   call_id: recordedCall,
   case_id: async (owner) => created(await owner.client.post("/api/cases", { title: "Tenancy" }), "case").id,
+  share_id: async (owner) => created(await owner.client.post(`/api/calls/${await recordedCall(owner)}/share`, {}), "share link").id,
   ticket_id: async (owner) => created(await owner.client.post("/api/support/tickets", { subject: "Tenancy", body: "?" }), "ticket").id,
 };
 
@@ -174,6 +175,7 @@ const BODIES: Record<string, unknown> = {
   "PATCH /customer/alert-channels/{channel_id}": { label: "Renamed" },
   "POST /calls/{call_id}/transfer": { target: "14155550199" },
   "PATCH /cases/{case_id}": { status: "in_review" },
+  "POST /calls/{call_id}/share": { label: "Tenancy" },
   "POST /cases/{case_id}/comments": { body: "Seen before" },
   "PATCH /support/tickets/{ticket_id}": { status: "closed" },
   "POST /support/tickets/{ticket_id}/messages": { body: "Any news?" },

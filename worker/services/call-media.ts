@@ -30,10 +30,15 @@ export type MediaFile = {
 
 const ownCall = (s: Services, principal: Principal, callId: string) => ownedRow(s.db, calls, principal.customer.id, callId, "Call");
 
-async function recordingKey(s: Services, principal: Principal, callId: string) {
-  const call = await ownCall(s, principal, callId);
+type CallRow = typeof calls.$inferSelect;
+
+function recordingKeyOf(call: CallRow) {
   if (!call.recordingAvailable || !call.recordingWavPath) throw new NotFound("No recording for this call");
   return { call, key: call.recordingWavPath };
+}
+
+async function recordingKey(s: Services, principal: Principal, callId: string) {
+  return recordingKeyOf(await ownCall(s, principal, callId));
 }
 
 /** A link a player can open without an Authorization header, good for this call's recording only. */
@@ -60,7 +65,16 @@ export async function recording(
   callId: string,
   pickRange?: (size: number) => ByteRange | "unsatisfiable" | null,
 ): Promise<MediaFile> {
-  const { call, key } = await recordingKey(s, principal, callId);
+  return callRecording(s, await ownCall(s, principal, callId), pickRange);
+}
+
+/** The recording of a call already found (by its account, or by a share link that names it). */
+export async function callRecording(
+  s: Services,
+  row: CallRow,
+  pickRange?: (size: number) => ByteRange | "unsatisfiable" | null,
+): Promise<MediaFile> {
+  const { call, key } = recordingKeyOf(row);
   const file = { contentType: WAV, filename: `call-${call.id}.wav`, disposition: "inline" as const };
   if (pickRange) {
     const head = await s.media.head(key);
