@@ -150,6 +150,26 @@ export class B2bua implements TransactionUser {
     else session?.onWire(direction, message, bytes, peer);
   }
 
+  /**
+   * Strangers hear nothing and leave nothing (no transaction, no trace): a request is handled only
+   * from a whitelisted source or inside a dialog we hold (a destination's BYE, re-INVITE, NOTIFY).
+   */
+  admits(request: SipRequest, from: Endpoint): boolean {
+    if (this.options.whitelist.contains(from.address)) return true;
+    const toTag = parseNameAddr(header(request, "To") ?? "").tag;
+    return toTag !== null && this.dialogs.has(`${header(request, "Call-ID")}|${toTag}`);
+  }
+
+  /** A stream connection is accepted only from the whitelist (the transport adds peers we sent to). */
+  admitsConnection(address: string): boolean {
+    return this.options.whitelist.contains(address);
+  }
+
+  /** Our final response to an INVITE was never ACKed: it counts against the source's call budget. */
+  onUnacknowledged(_invite: SipRequest, from: Endpoint): void {
+    this.throttle.unacknowledged(from.address);
+  }
+
   onRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
     const seen = this.unclaimed?.message === request ? this.unclaimed : null;
     this.unclaimed = null;
@@ -162,7 +182,9 @@ export class B2bua implements TransactionUser {
     if (!this.options.whitelist.contains(from.address)) return tx.terminate();
     if (request.method === "INVITE" && !toTag) {
       if (this.drainRetryAfter !== null) return this.refuseOverload(request, tx, this.drainRetryAfter);
-      if (!this.throttle.allow(from.address)) return this.refuseOverload(request, tx);
+      const verdict = this.throttle.take(from.address);
+      if (verdict === "silent") return tx.terminate();
+      if (verdict === "busy") return this.refuseOverload(request, tx);
       const session = new CallSession(this.host(), request, tx, from);
       this.sessions.add(session);
       session.onWire("in", request, seen?.bytes ?? null, from);
@@ -234,6 +256,7 @@ export class B2bua implements TransactionUser {
       },
       unregister: (session) => this.forget(session),
       unregisterDialog: (callId, localTag) => this.dialogs.delete(`${callId}|${localTag}`),
+      unacknowledged: (caller) => this.throttle.unacknowledged(caller.address),
       log: (message) => this.log(message),
     };
   }

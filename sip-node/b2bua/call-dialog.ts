@@ -36,7 +36,10 @@ export class CallDialog {
     const tick = () => {
       if (!this.awaitingAck) return;
       elapsed += interval;
-      if (elapsed >= 64 * T1) return call.hangUpBoth("platform", "no_ack");
+      if (elapsed >= 64 * T1) {
+        call.host.unacknowledged?.(call.caller);
+        return call.hangUpBoth("platform", "no_ack");
+      }
       call.host.layer.sendStateless(ok, call.caller);
       interval = Math.min(interval * 2, T2);
       this.okTimer = call.after(interval, tick);

@@ -33,6 +33,8 @@ export type SessionHost = {
   register(callId: string, localTag: string, session: CallSession, leg: Leg): void;
   /** A dialog of this call that ended while the call goes on (the callee replaced by a transfer). */
   unregisterDialog(callId: string, localTag: string): void;
+  /** The caller never ACKed our 2xx: it counts against its source's call budget (absent: ignored). */
+  unacknowledged?(caller: Endpoint): void;
   unregister(session: CallSession): void;
   log(message: string): void;
 };

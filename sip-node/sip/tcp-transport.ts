@@ -1,15 +1,37 @@
 // SIP over TCP (RFC 3261 §18): one listening socket, connections reused in both directions and
 // keyed by the peer's address and port, messages cut from the stream by the StreamFramer.
-// Bounded: connections per source address, idle connections closed, every message size capped.
+// Bounded: a connection is accepted only from an address the transaction user admits (the
+// whitelist) or a peer we sent to, at most MAX_CONNECTIONS in all and MAX_CONNECTIONS_PER_SOURCE
+// per source (an IPv6 source counted by its /64, which one host gets whole); idle connections
+// closed, every message size capped.
 // The same class carries SIP over TLS toward destinations (outbound only: no certificate of ours).
 import { connect, createServer, isIP, type Server, type Socket } from "node:net";
 import { connect as connectTls, rootCertificates } from "node:tls";
+import { ipToHex } from "../../schema/cidr.ts";
 import { StreamFramer } from "./framer.ts";
 import type { SipMessage, SipParseError } from "./message.ts";
 import type { Endpoint, Inbound, Transport } from "./transport.ts";
 
 export const MAX_CONNECTIONS_PER_SOURCE = 64;
+export const MAX_CONNECTIONS = 4_096;
 export const IDLE_TIMEOUT_MS = 120_000;
+/**
+ * A peer we sent to may open a connection to us for this long after (a destination's BYE over a
+ * new connection once ours idled out), whitelisted or not; its requests still face the TU's filter.
+ */
+export const SENT_TO_GRACE_MS = 24 * 3_600_000;
+
+export type TcpLimits = { maxConnections: number; maxPerSource: number };
+const DEFAULT_TCP_LIMITS: TcpLimits = { maxConnections: MAX_CONNECTIONS, maxPerSource: MAX_CONNECTIONS_PER_SOURCE };
+
+const V4_MAPPED_HEX = "00000000000000000000ffff";
+
+/** What connections are counted by: an IPv4 address, or the /64 of an IPv6 one. */
+export function sourceKey(address: string): string {
+  const hex = ipToHex(address);
+  if (!hex) return address;
+  return hex.startsWith(V4_MAPPED_HEX) ? hex : hex.slice(0, 16);
+}
 
 export type MessageInbound = (message: SipMessage, from: Endpoint) => void;
 
@@ -40,16 +62,27 @@ export class TcpTransport implements Transport {
   private readonly dial: Dial;
   private readonly connections = new Map<string, Socket>();
   private readonly perSource = new Map<string, number>();
+  /** Addresses we sent to, and until when they may connect to us. */
+  private readonly sentTo = new Map<string, number>();
+  private readonly limits: TcpLimits;
+  private admits: (address: string) => boolean = () => true;
   private closed = false;
   private onMessage: MessageInbound = () => {};
   private onInvalid: (error: SipParseError, from: Endpoint) => void = () => {};
   private onFailure: (to: Endpoint, reason: string) => void = () => {};
 
-  private constructor(server: Server | null, local: { address: string; port: number }, protocol: "tcp" | "tls", dial: Dial) {
+  private constructor(
+    server: Server | null,
+    local: { address: string; port: number },
+    protocol: "tcp" | "tls",
+    dial: Dial,
+    limits: TcpLimits = DEFAULT_TCP_LIMITS,
+  ) {
     this.server = server;
     this.local = local;
     this.protocol = protocol;
     this.dial = dial;
+    this.limits = limits;
   }
 
   /** Connections we open only (SIP over TLS toward destinations); `local` is what Via and Contact say. */
@@ -57,7 +90,7 @@ export class TcpTransport implements Transport {
     return new TcpTransport(null, local, protocol, dial);
   }
 
-  static async bind(address: string, port: number, publicAddress = address): Promise<TcpTransport> {
+  static async bind(address: string, port: number, publicAddress = address, limits = DEFAULT_TCP_LIMITS): Promise<TcpTransport> {
     const server = createServer({ noDelay: true });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -67,9 +100,36 @@ export class TcpTransport implements Transport {
       });
     });
     const bound = server.address() as { port: number };
-    const transport = new TcpTransport(server, { address: publicAddress, port: bound.port }, "tcp", dialTcp);
-    server.on("connection", (socket) => transport.adopt(socket));
+    const transport = new TcpTransport(server, { address: publicAddress, port: bound.port }, "tcp", dialTcp, limits);
+    server.on("connection", (socket) => transport.accept(socket));
     return transport;
+  }
+
+  admitConnections(filter: (address: string) => boolean): void {
+    this.admits = filter;
+  }
+
+  /** Whether `address` may hold a connection to us: admitted by the TU, or a peer we sent to lately. */
+  private welcomes(address: string): boolean {
+    if (this.admits(address)) return true;
+    const until = this.sentTo.get(address);
+    return until !== undefined && until > Date.now();
+  }
+
+  /** A connection to our listening socket: a stranger's, or one past a cap, is closed at once, unread. */
+  private accept(socket: Socket): void {
+    const address = socket.remoteAddress ?? "";
+    const perSource = this.perSource.get(sourceKey(address)) ?? 0;
+    if (
+      !address ||
+      this.connections.size >= this.limits.maxConnections ||
+      perSource >= this.limits.maxPerSource ||
+      !this.welcomes(address)
+    ) {
+      socket.destroy();
+      return;
+    }
+    this.adopt(socket);
   }
 
   /** Parsed messages go straight to the transaction layer: the framer already parsed them. */
@@ -89,6 +149,7 @@ export class TcpTransport implements Transport {
   send(bytes: Uint8Array, to: Endpoint): void {
     if (this.closed) return;
     const key = `${to.address}:${to.port}`;
+    this.rememberSentTo(to.address);
     let socket = this.connections.get(key);
     if (!socket || socket.destroyed) {
       socket = this.dial(to);
@@ -99,22 +160,29 @@ export class TcpTransport implements Transport {
     socket.write(bytes);
   }
 
-  private adopt(socket: Socket, knownKey?: string): void {
-    const address = socket.remoteAddress ?? "";
-    const source = address || knownKey?.split(":")[0] || "";
-    const count = (this.perSource.get(source) ?? 0) + 1;
-    if (!knownKey && count > MAX_CONNECTIONS_PER_SOURCE) {
-      socket.destroy();
-      return;
+  private rememberSentTo(address: string): void {
+    const now = Date.now();
+    if (!this.sentTo.has(address) && this.sentTo.size >= this.limits.maxConnections) {
+      for (const [known, until] of this.sentTo) if (until <= now) this.sentTo.delete(known);
     }
-    this.perSource.set(source, count);
+    this.sentTo.set(address, now + SENT_TO_GRACE_MS);
+  }
+
+  /** Reads messages from a connection, accepted (`knownKey` absent) or opened by us. */
+  private adopt(socket: Socket, knownKey?: string): void {
+    const address = socket.remoteAddress || knownKey?.slice(0, knownKey.lastIndexOf(":")) || "";
+    const source = sourceKey(address);
+    this.perSource.set(source, (this.perSource.get(source) ?? 0) + 1);
     const key = knownKey ?? `${address}:${socket.remotePort}`;
     this.connections.set(key, socket);
     const protocol = this.protocol;
-    const from = (): Endpoint => ({ address: socket.remoteAddress ?? source, port: socket.remotePort ?? 0, protocol });
+    const from = (): Endpoint => ({ address: socket.remoteAddress ?? address, port: socket.remotePort ?? 0, protocol });
     const framer = new StreamFramer(undefined, {
       onInvalid: (error) => this.onInvalid(error, from()),
-      onPing: () => socket.write("\r\n"),
+      // A keep-alive is answered only to whom we would answer anything.
+      onPing: () => {
+        if (knownKey || this.welcomes(socket.remoteAddress ?? "")) socket.write("\r\n");
+      },
     });
     socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
     socket.on("data", (chunk: Buffer) => {

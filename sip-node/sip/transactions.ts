@@ -15,6 +15,16 @@ export const RFC_TIMERS: TimerValues = { T1: 500, T2: 4_000, T4: 5_000 };
 export const BRANCH_MAGIC = "z9hG4bK";
 
 export type TransactionUser = {
+  /**
+   * Whether a request from `from` may be handled at all. One refused gets silence and leaves no
+   * state: no transaction, no response, no trace (a stranger, possibly spoofed, must not be able to
+   * make us answer anyone or hold memory). Absent, every request is handled.
+   */
+  admits?(request: SipRequest, from: Endpoint): boolean;
+  /** Whether a stream connection from `address` may be accepted (the same filter, before any message). */
+  admitsConnection?(address: string): boolean;
+  /** An INVITE we answered with a final response that was never acknowledged (Timer H fired). */
+  onUnacknowledged?(invite: SipRequest, from: Endpoint): void;
   /** A new request outside any transaction we hold (INVITE, BYE, OPTIONS, CANCEL...). */
   onRequest(request: SipRequest, transaction: ServerTransaction, from: Endpoint): void;
   /** An ACK for a 2xx: it has its own branch and belongs to the dialog, not a transaction (§17.1.1.3). */
@@ -100,7 +110,11 @@ export class ServerTransaction {
           () => this.state === "completed",
           () => this.layer.transmit(bytes, this.source, response),
         );
-      this.timers.after(64 * T1, () => this.terminate());
+      this.timers.after(64 * T1, () => {
+        // Timer H: no ACK ever came (a dead peer, or a spoofed source reflecting our answers).
+        if (this.state === "completed") this.layer.unacknowledged(this);
+        this.terminate();
+      });
     } else {
       // Timer J: absorb request retransmissions for a while.
       this.timers.after(reliable ? 0 : 64 * T1, () => this.terminate());
@@ -233,6 +247,14 @@ export class ClientTransaction {
   }
 }
 
+/**
+ * How many server and client transactions the layer holds at most; past either, a new request is
+ * answered 503 (server) or fails as a 503 (client). A busy node (400 calls/s) holds about 13,000
+ * server transactions (each BYE's for 32 s), so the caps only bite on a flood.
+ */
+export type TransactionLimits = { servers: number; clients: number };
+export const DEFAULT_TRANSACTION_LIMITS: TransactionLimits = { servers: 50_000, clients: 50_000 };
+
 /** Matches incoming messages to transactions and owns the transport. */
 export class TransactionLayer {
   readonly timers: TimerValues;
@@ -240,12 +262,20 @@ export class TransactionLayer {
   private readonly servers = new Map<string, ServerTransaction>();
   private readonly clients = new Map<string, ClientTransaction>();
   private readonly tu: TransactionUser;
+  private readonly limits: TransactionLimits;
 
-  constructor(transport: Transport, tu: TransactionUser, timers: TimerValues = RFC_TIMERS) {
+  constructor(
+    transport: Transport,
+    tu: TransactionUser,
+    timers: TimerValues = RFC_TIMERS,
+    limits: TransactionLimits = DEFAULT_TRANSACTION_LIMITS,
+  ) {
     this.transport = transport;
     this.tu = tu;
     this.timers = timers;
+    this.limits = limits;
     transport.onReceive((bytes, from) => this.receive(bytes, from));
+    transport.admitConnections?.((address) => this.tu.admitsConnection?.(address) ?? true);
     transport.onReceiveMessage?.(
       (message, from) => this.dispatch(message, from),
       (error, from) => this.tu.onBadMessage?.(error, from),
@@ -262,6 +292,16 @@ export class TransactionLayer {
 
   get activeTransactions(): number {
     return this.servers.size + this.clients.size;
+  }
+
+  /** Server and client transactions held, apart. */
+  get transactionCounts(): { servers: number; clients: number } {
+    return { servers: this.servers.size, clients: this.clients.size };
+  }
+
+  /** Timer H fired on an INVITE server transaction: the TU may hold it against the source. */
+  unacknowledged(tx: ServerTransaction): void {
+    this.tu.onUnacknowledged?.(tx.request, tx.source);
   }
 
   /** Sends a serialized message; `message` is what it was serialized from, for the TU's view of the wire. */
@@ -290,6 +330,11 @@ export class TransactionLayer {
   sendRequest(request: SipRequest, destination: Endpoint, onResponse: ClientOutcome): ClientTransaction {
     const key = clientKey(request);
     const tx = new ClientTransaction(this, key, request, destination, onResponse);
+    if (this.clients.size >= this.limits.clients) {
+      // Nothing is sent; the TU hears a 503 on the next turn, as from a transport that failed.
+      setImmediate(() => tx.transportFailed("transaction table full"));
+      return tx;
+    }
     this.clients.set(key, tx);
     tx.start();
     return tx;
@@ -318,9 +363,10 @@ export class TransactionLayer {
 
   /** A message already parsed (stream transports frame and parse as they read); `bytes` when the datagram is at hand. */
   dispatch(message: SipMessage, from: Endpoint, bytes: Uint8Array | null = null): void {
-    this.tap("in", message, bytes, from);
     // Nothing a peer sends may stop the node: a message that trips the layer or the TU is dropped.
     try {
+      if (message.kind === "request" && this.tu.admits && !this.tu.admits(message, from)) return;
+      this.tap("in", message, bytes, from);
       if (message.kind === "response") this.receiveResponse(message);
       else this.receiveRequest(message, from);
     } catch (err) {
@@ -354,6 +400,7 @@ export class TransactionLayer {
     const key = serverKey(request, request.method);
     const existing = this.servers.get(key);
     if (existing) return existing.retransmitted();
+    if (this.servers.size >= this.limits.servers) return this.refuseStateless(request, from);
     const tx = new ServerTransaction(this, key, request, from);
     this.servers.set(key, tx);
     if (request.method === "CANCEL") {
@@ -367,6 +414,13 @@ export class TransactionLayer {
       return;
     }
     this.tu.onRequest(request, tx, from);
+  }
+
+  /** 503 with Retry-After, sent without a transaction (the table is full). */
+  private refuseStateless(request: SipRequest, from: Endpoint): void {
+    const response = responseTo(request, 503, "Service Unavailable");
+    response.headers.push(["Retry-After", "5"]);
+    this.sendStateless(response, from);
   }
 
   forgetServer(key: string): void {

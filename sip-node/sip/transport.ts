@@ -30,6 +30,8 @@ export interface Transport {
   ): void;
   /** Stream transports report a connection they opened that failed (refused, TLS refused, reset). */
   onSendFailure?(handler: (to: Endpoint, reason: string) => void): void;
+  /** Stream transports accept a connection only from an address `filter` admits. */
+  admitConnections?(filter: (address: string) => boolean): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,10 @@ export class TransportSet implements Transport {
 
   onSendFailure(handler: (to: Endpoint, reason: string) => void): void {
     for (const stream of Object.values(this.streams)) stream.onSendFailure?.(handler);
+  }
+
+  admitConnections(filter: (address: string) => boolean): void {
+    for (const stream of Object.values(this.streams)) stream.admitConnections?.(filter);
   }
 
   async close(): Promise<void> {
