@@ -88,6 +88,10 @@ export const webhookDeliveries = sqliteTable(
     attempts: integer("attempts").notNull().default(0),
     error: text("error"),
     latencyMs: integer("latency_ms"),
+    /** The JSON body, kept so every attempt sends the same bytes (each signed anew with its own timestamp). */
+    payload: text("payload"),
+    /** When the next attempt is due while pending; null once delivered or given up. */
+    nextAttemptAt: timestamp("next_attempt_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deliveredAt: timestamp("delivered_at"),
@@ -96,4 +100,21 @@ export const webhookDeliveries = sqliteTable(
     uniqueIndex("webhook_deliveries_event_uq").on(t.eventId),
     index("webhook_deliveries_customer_created_idx").on(t.customerId, t.createdAt),
   ],
+);
+
+/** Every attempt of a webhook delivery, in order: what the receiver answered or why nothing was sent. */
+export const webhookDeliveryAttempts = sqliteTable(
+  "webhook_delivery_attempts",
+  {
+    id: id(),
+    customerId: customerId(),
+    deliveryId: text("delivery_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    url: text("url"),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    latencyMs: integer("latency_ms"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("webhook_delivery_attempts_delivery_attempt_uq").on(t.deliveryId, t.attempt)],
 );

@@ -151,6 +151,15 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
       await owner.client.post("/api/customer/alert-channels", { kind: "slack", url: "https://hooks.slack.com/services/T/B/x" }),
       "alert channel",
     ).id,
+  delivery_id: async (owner) => {
+    const put = await owner.client.put("/api/customer/webhook", {
+      url: "https://hooks.nowhere.invalid/x",
+      secret: "a shared secret of ours",
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect((await owner.client.post("/api/customer/webhook/test")).status).toBe(200);
+    return (await owner.client.get("/api/customer/webhook/deliveries")).body.items[0].id;
+  },
   control_id: async (owner) => {
     created(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), "automation rule");
     await testServices().verdicts.deliver(await verdictEvent(owner, { ani: uniqueAni() }));

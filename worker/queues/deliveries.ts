@@ -6,18 +6,20 @@ import { loadConfig } from "../env.ts";
 import { describeError } from "../lib/errors.ts";
 import { sendAlert } from "../services/alerts.ts";
 import { newServices, type Services } from "../services/context.ts";
+import { attemptWebhookDelivery } from "../services/webhook.ts";
 
 export type DeliveryMessage = { type: "alert"; delivery_id: string } | { type: "webhook"; delivery_id: string };
 
 export type DeliveryHandlers = Record<DeliveryMessage["type"], (s: Services, deliveryId: string) => Promise<void>>;
 
-const HANDLERS: Partial<DeliveryHandlers> = { alert: sendAlert };
+const HANDLERS: DeliveryHandlers = {
+  alert: sendAlert,
+  webhook: async (s, deliveryId) => void (await attemptWebhookDelivery(s, deliveryId)),
+};
 
 /** Runs one message's work; exported for tests that drain a recorded queue. */
 export async function runDelivery(s: Services, message: DeliveryMessage): Promise<void> {
-  const handler = HANDLERS[message.type];
-  if (!handler) throw new Error(`no handler for ${message.type} deliveries`);
-  await handler(s, message.delivery_id);
+  await HANDLERS[message.type](s, message.delivery_id);
 }
 
 export async function consumeDeliveries(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {

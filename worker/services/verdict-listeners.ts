@@ -5,9 +5,10 @@ import { alertListener } from "./alerts.ts";
 import { automationListener } from "./automation.ts";
 import type { Services } from "./context.ts";
 import { listenersSink, type VerdictListener, type VerdictSink } from "./verdicts.ts";
+import { emitNumberControlled, webhookListener } from "./webhook.ts";
 
 export function verdictListeners(s: Services): VerdictListener[] {
-  return [automationListener(s), alertListener(s)];
+  return [automationListener(s, (created) => emitNumberControlled(s, created)), alertListener(s), webhookListener(s)];
 }
 
 /** The sink a Services hands verdicts to; tests that replace outside edges build it again over their Services. */
