@@ -18,6 +18,7 @@ export default defineConfig({
                 JWT_SECRET: secret(),
                 ENCRYPTION_KEY: secret(),
                 NODE_TOKEN: secret(),
+                EXCHANGE_ADMIN_TOKEN: secret(),
                 // The relying party is pinned by configuration (issue 20): the test client's origin.
                 WEBAUTHN_RP_ID: "api.test",
                 WEBAUTHN_ORIGIN: "https://api.test",

@@ -1,6 +1,6 @@
 // `npm run exchange -- <command>`: exchange accounts and keys on the local service started by
 // `npm start` (or any running Worker), through the exchange admin endpoints, authenticated with
-// EXCHANGE_ADMIN_TOKEN (else NODE_TOKEN) from .dev.vars or the environment.
+// EXCHANGE_ADMIN_TOKEN (a secret of its own, which npm start writes) from .dev.vars or the environment.
 //
 //   create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N]
 //   rotate-key --i-account N --role buyer|seller
@@ -52,12 +52,12 @@ export function exchangeBase(env = process.env) {
 
 export function adminToken(env = process.env) {
   const vars = devVars();
-  return env.EXCHANGE_ADMIN_TOKEN ?? vars.EXCHANGE_ADMIN_TOKEN ?? env.NODE_TOKEN ?? vars.NODE_TOKEN;
+  return env.EXCHANGE_ADMIN_TOKEN ?? vars.EXCHANGE_ADMIN_TOKEN;
 }
 
 async function adminPost(path, body) {
   const token = adminToken();
-  if (!token) fail("no EXCHANGE_ADMIN_TOKEN or NODE_TOKEN in the environment or .dev.vars (run npm start once)");
+  if (!token) fail("no EXCHANGE_ADMIN_TOKEN in the environment or .dev.vars (npm start writes one)");
   const url = `${exchangeBase()}/admin${path}`;
   let res;
   try {

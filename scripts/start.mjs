@@ -188,13 +188,23 @@ function devVar(name) {
   return line ? line.slice(name.length + 1).trim() : "";
 }
 
-/** Secrets for local development, generated once into .dev.vars (never committed). */
+/**
+ * Secrets for local development, generated once into .dev.vars (never committed); a secret added
+ * since (the exchange's own admin token) is appended to an older file.
+ */
 function ensureDevVars() {
   const path = `${root}.dev.vars`;
-  if (existsSync(path)) return;
   const secret = () => randomBytes(32).toString("base64url");
-  const lines = [`JWT_SECRET=${secret()}`, `ENCRYPTION_KEY=${secret()}`, `NODE_TOKEN=${secret()}`, ""];
-  writeFileSync(path, lines.join("\n"), { mode: 0o600 });
+  const names = ["JWT_SECRET", "ENCRYPTION_KEY", "NODE_TOKEN", "EXCHANGE_ADMIN_TOKEN"];
+  if (!existsSync(path)) {
+    writeFileSync(path, names.map((name) => `${name}=${secret()}\n`).join(""), { mode: 0o600 });
+    return;
+  }
+  const text = readFileSync(path, "utf8");
+  const missing = names.filter((name) => !new RegExp(`^${name}=`, "m").test(text));
+  if (missing.length === 0) return;
+  const separator = text === "" || text.endsWith("\n") ? "" : "\n";
+  writeFileSync(path, `${text}${separator}${missing.map((name) => `${name}=${secret()}\n`).join("")}`, { mode: 0o600 });
 }
 
 /** The demo account: created on first start, its credentials kept in .wrangler/ beside local D1. */

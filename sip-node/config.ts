@@ -49,7 +49,8 @@ const SipNodeConfigSchema = z
 export type SipNodeConfig = {
   sip: { bind: string; port: number; publicAddress: string };
   media: { portMin: number; portMax: number; bind: string; timeoutMs: number; holdTimeoutMs: number; spoolDir: string };
-  worker: { url: string; nodeToken: string };
+  /** nodeId names the node to the Worker (X-Node-Id), whose NODE_TOKENS may hold a token of this node's own. */
+  worker: { url: string; nodeToken: string; nodeId: string };
   nodeId: string;
   region: string;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -79,7 +80,7 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
       // One node's alone: at start, whatever is in it was left by this node's previous run.
       spoolDir: c.MEDIA_SPOOL_DIR ?? join(tmpdir(), "call-shield-media", c.NODE_ID),
     },
-    worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN },
+    worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN, nodeId: c.NODE_ID },
     nodeId: c.NODE_ID,
     region: c.REGION,
     logLevel: c.LOG_LEVEL,

@@ -27,11 +27,30 @@ const int = (min: number) => z.coerce.number().int().min(min);
 /** A URL path prefix without a trailing slash ("/exchange"), or "" for the root. */
 const pathPrefix = z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, "a path such as /exchange, or empty for the root");
 
-const ConfigSchema = z.object({
+const ConfigFields = z.object({
   // Secrets (wrangler secret put / .dev.vars)
   JWT_SECRET: z.string().min(32, "JWT_SECRET must be at least 32 characters"),
   ENCRYPTION_KEY: z.string().min(32, "ENCRYPTION_KEY must be at least 32 characters"),
-  NODE_TOKEN: z.string().min(32, "NODE_TOKEN must be at least 32 characters"),
+  /** The token of SIP nodes not listed in NODE_TOKENS: the single node of local development. */
+  NODE_TOKEN: z.string().min(32, "NODE_TOKEN must be at least 32 characters").optional(),
+  /** Each node's own token, "node-id:token" pairs separated by commas or whitespace; remove a pair to revoke it. */
+  NODE_TOKENS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const tokens: Record<string, string> = {};
+      for (const pair of (text ?? "").split(/[\s,]+/).filter(Boolean)) {
+        const match = /^([A-Za-z0-9._-]{1,64}):(.{32,})$/.exec(pair);
+        if (!match) ctx.addIssue({ code: "custom", message: "each entry is node-id:token, the token at least 32 characters" });
+        else tokens[match[1]!] = match[2]!;
+      }
+      return tokens;
+    }),
+  /** Serve /internal only on this host name (the nodes' own route); every other host answers 404 there. */
+  INTERNAL_HOSTNAME: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, "a host name such as nodes.example.net")
+    .optional(),
   // Vars (wrangler.toml [vars])
   SIGNUP_ENABLED: flag.default(true),
   ACCESS_TOKEN_TTL_SEC: int(60).default(900),
@@ -129,9 +148,17 @@ const ConfigSchema = z.object({
   /** Per-account request limits (exchange_accounts.hourly_quota / per_second_cap override them). */
   EXCHANGE_HOURLY_QUOTA: int(1).default(3600),
   EXCHANGE_PER_SECOND_CAP: int(1).default(10),
-  /** Bearer token of the exchange admin endpoints (account creation, keys); NODE_TOKEN when unset. */
+  /** Bearer token of the exchange admin endpoints (account creation, keys, credit); without it they are closed. */
   EXCHANGE_ADMIN_TOKEN: z.string().min(32, "EXCHANGE_ADMIN_TOKEN must be at least 32 characters").optional(),
 });
+
+const ConfigSchema = ConfigFields.refine((c) => c.NODE_TOKEN !== undefined || Object.keys(c.NODE_TOKENS).length > 0, {
+  message: "NODE_TOKEN or NODE_TOKENS must be set",
+  path: ["NODE_TOKEN"],
+}).refine(
+  (c) => c.EXCHANGE_ADMIN_TOKEN === undefined || ![c.NODE_TOKEN, ...Object.values(c.NODE_TOKENS)].includes(c.EXCHANGE_ADMIN_TOKEN),
+  { message: "EXCHANGE_ADMIN_TOKEN must differ from every node token", path: ["EXCHANGE_ADMIN_TOKEN"] },
+);
 
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -31,11 +31,13 @@ export class WorkerApiError extends Error {
 /** A call report the Worker has not answered in this long is sent again (same batch). */
 const REPORT_TIMEOUT_MS = 5_000;
 
-export function workerClient(config: SipNodeConfig["worker"]) {
+export function workerClient(config: Omit<SipNodeConfig["worker"], "nodeId"> & { nodeId?: string }) {
+  // The node's token and, when it has one, its name: the Worker keeps a token per node.
+  const credentials = { authorization: `Bearer ${config.nodeToken}`, ...(config.nodeId ? { "x-node-id": config.nodeId } : {}) };
   const call = async (method: string, path: string, body?: unknown, timeoutMs?: number): Promise<unknown> => {
     const res = await fetch(`${config.url}/internal${path}`, {
       method,
-      headers: { authorization: `Bearer ${config.nodeToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: { ...credentials, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
       ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
@@ -50,7 +52,7 @@ export function workerClient(config: SipNodeConfig["worker"]) {
     const query = customerId ? `?customer_id=${encodeURIComponent(customerId)}` : "";
     const res = await fetch(`${config.url}/internal/calls/${callId}/media/${name}${query}`, {
       method: "PUT",
-      headers: { authorization: `Bearer ${config.nodeToken}`, "content-type": MEDIA_CONTENT_TYPES[name], "content-length": String(size) },
+      headers: { ...credentials, "content-type": MEDIA_CONTENT_TYPES[name], "content-length": String(size) },
       body: Readable.toWeb(createReadStream(path)) as ReadableStream,
       duplex: "half",
     } as RequestInit);

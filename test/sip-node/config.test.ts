@@ -17,7 +17,7 @@ describe("SIP node configuration", () => {
         holdTimeoutMs: 7_200_000,
         spoolDir: join(tmpdir(), "call-shield-media", "local-1"),
       },
-      worker: { url: "http://127.0.0.1:8787", nodeToken: token },
+      worker: { url: "http://127.0.0.1:8787", nodeToken: token, nodeId: "local-1" },
       nodeId: "local-1",
       region: "ca",
       logLevel: "info",

@@ -22,12 +22,8 @@ async function send(method: string, url: string, init: { headers?: Record<string
   return { status: res.status, body: type.includes("json") && text ? JSON.parse(text) : text, headers: res.headers };
 }
 
-/** POST to the admin endpoints with the operator token (NODE_TOKEN when EXCHANGE_ADMIN_TOKEN is unset). */
-export function admin(
-  path: string,
-  body: Record<string, unknown>,
-  token = (env.EXCHANGE_ADMIN_TOKEN as string | undefined) ?? env.NODE_TOKEN,
-) {
+/** POST to the admin endpoints with the operator token (EXCHANGE_ADMIN_TOKEN, a secret of its own). */
+export function admin(path: string, body: Record<string, unknown>, token = env.EXCHANGE_ADMIN_TOKEN as string) {
   return send("POST", `${ORIGIN}${PREFIX}/admin${path}`, {
     headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
     body: JSON.stringify(body),

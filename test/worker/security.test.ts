@@ -1,6 +1,8 @@
 // Secrets appear only in the response that creates them; one account never reads another's.
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { newApp } from "../../worker/app.ts";
+import { loadConfig } from "../../worker/env.ts";
 import { checkPassword } from "../../worker/services/auth.ts";
 import { as, request } from "./client.ts";
 import {
@@ -215,5 +217,60 @@ describe("request body limit (issue 20, finding 10)", () => {
     expect(
       (await request("POST", "/api/auth/signup", { body: { email, password: newPassword(), attribution: { utm_source: "ad" } } })).status,
     ).toBe(201);
+  });
+});
+
+describe("node and operator tokens (issue 20, finding 7)", () => {
+  const secret = () => `${crypto.randomUUID()}${crypto.randomUUID()}`;
+  const snapshot = (bindings: Record<string, unknown>, token: string, nodeId?: string, host = "api.test") =>
+    newApp().request(
+      `https://${host}/internal/whitelist?since=-1`,
+      { headers: { Authorization: `Bearer ${token}`, ...(nodeId ? { "X-Node-Id": nodeId } : {}) } },
+      bindings,
+    );
+  const adminPost = (bindings: Record<string, unknown>, token: string) =>
+    newApp().request(
+      "https://exchange.test/exchange/admin/accounts",
+      { method: "POST", headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" }, body: '{"role":"buyer"}' },
+      bindings,
+    );
+
+  it("refuses a node token on the exchange administration, and closes it without its own token", async () => {
+    const withNodeToken = await adminPost(env, env.NODE_TOKEN);
+    expect(withNodeToken.status).toBe(401);
+    expect((await adminPost(env, env.EXCHANGE_ADMIN_TOKEN as string)).status).toBe(201);
+    const closed = await adminPost({ ...env, EXCHANGE_ADMIN_TOKEN: undefined }, env.NODE_TOKEN);
+    expect(closed.status).toBe(503);
+  });
+
+  it("refuses a configuration whose administration token is a node's", () => {
+    expect(() => loadConfig({ ...env, EXCHANGE_ADMIN_TOKEN: env.NODE_TOKEN })).toThrow(/EXCHANGE_ADMIN_TOKEN must differ/);
+    const shared = secret();
+    expect(() => loadConfig({ ...env, NODE_TOKENS: `edge-1:${shared}`, EXCHANGE_ADMIN_TOKEN: shared })).toThrow(/must differ/);
+    expect(() => loadConfig({ ...env, NODE_TOKENS: "edge-1:short" })).toThrow(/NODE_TOKENS/);
+  });
+
+  it("gives each node its own token, revocable alone; NODE_TOKEN serves only unlisted nodes", async () => {
+    const [a, b] = [secret(), secret()];
+    const both = { ...env, NODE_TOKENS: `edge-a:${a}, edge-b:${b}` };
+    expect((await snapshot(both, a, "edge-a")).status).toBe(200);
+    expect((await snapshot(both, b, "edge-b")).status).toBe(200);
+    expect((await snapshot(both, b, "edge-a")).status).toBe(401);
+    expect((await snapshot(both, env.NODE_TOKEN, "edge-a")).status).toBe(401);
+    expect((await snapshot(both, env.NODE_TOKEN, "dev-1")).status).toBe(200);
+    // edge-b's pair removed: its token is dead, edge-a's still works.
+    const revoked = { ...env, NODE_TOKENS: `edge-a:${a}` };
+    expect((await snapshot(revoked, b, "edge-b")).status).toBe(401);
+    expect((await snapshot(revoked, a, "edge-a")).status).toBe(200);
+    // No NODE_TOKEN in production: an unlisted node has nothing to present.
+    const listedOnly = { ...env, NODE_TOKEN: undefined, NODE_TOKENS: `edge-a:${a}` };
+    expect((await snapshot(listedOnly, a, "edge-a")).status).toBe(200);
+    expect((await snapshot(listedOnly, env.NODE_TOKEN, "dev-1")).status).toBe(401);
+  });
+
+  it("serves /internal only on INTERNAL_HOSTNAME when it is set", async () => {
+    const bindings = { ...env, INTERNAL_HOSTNAME: "nodes.internal.test" };
+    expect((await snapshot(bindings, env.NODE_TOKEN, "dev-1", "api.test")).status).toBe(404);
+    expect((await snapshot(bindings, env.NODE_TOKEN, "dev-1", "nodes.internal.test")).status).toBe(200);
   });
 });

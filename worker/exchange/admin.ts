@@ -1,7 +1,8 @@
 // Operator endpoints of the exchange, under <prefix>/admin: create accounts, rotate keys, credit
-// balances. Bearer EXCHANGE_ADMIN_TOKEN (NODE_TOKEN when unset), like the internal node API;
-// used by `npm run exchange` (scripts/exchange.mjs) and by the start command's demo accounts.
-// Not part of the published API.
+// balances. Bearer EXCHANGE_ADMIN_TOKEN, a secret of its own (never a node's token: the config
+// refuses one equal to a node token); without it the endpoints are closed (503). Used by
+// `npm run exchange` (scripts/exchange.mjs) and by the start command's demo accounts. Not part of
+// the published API.
 import { Hono } from "hono";
 import { z } from "zod";
 import { timingSafeEqual } from "../lib/crypto.ts";
@@ -32,7 +33,8 @@ const iAccountParam = z.object({ i_account: required(field.integer(1)) });
 export function newAdminApp(): Hono<ExchangeEnv> {
   const admin = new Hono<ExchangeEnv>();
   admin.use("*", async (c, next) => {
-    const expected = c.var.config.EXCHANGE_ADMIN_TOKEN ?? c.var.config.NODE_TOKEN;
+    const expected = c.var.config.EXCHANGE_ADMIN_TOKEN;
+    if (!expected) throw new ExchangeError(503, "the admin endpoints are closed: EXCHANGE_ADMIN_TOKEN is not set");
     const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
     if (!timingSafeEqual(encoder.encode(presented), encoder.encode(expected))) {
       throw new ExchangeError(401, "admin token required", { "WWW-Authenticate": "Bearer" });

@@ -1,20 +1,19 @@
-// The internal node API under /internal: what SIP nodes call (bearer NODE_TOKEN). It is not in
+// The internal node API under /internal: what SIP nodes call (each with its own bearer token,
+// node-auth.ts). It is not in
 // the public OpenAPI document; its requests and answers are the zod schemas of schema/node-api.ts.
 import { Hono, type Context } from "hono";
 import type { z } from "zod";
 import { AdmitRequest, CallReport, MonitorResults } from "../../schema/node-api.ts";
 import type { AppEnv } from "../api/context.ts";
-import { timingSafeEqual } from "../lib/crypto.ts";
-import { ApiError, unauthorized } from "../lib/errors.ts";
+import { ApiError } from "../lib/errors.ts";
 import { issuesOf } from "../lib/validation.ts";
 import { admitCall } from "./admission.ts";
 import { reportCalls } from "./call-report.ts";
 import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
+import { requireNode } from "./node-auth.ts";
 import { monitorTargets, recordMonitorResults } from "../services/destination-monitor.ts";
 import { whitelistSnapshot } from "./whitelist-snapshot.ts";
-
-const encoder = new TextEncoder();
 
 async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
   const json = await c.req.json().catch(() => {
@@ -27,11 +26,7 @@ async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise
 
 export function newInternalApp() {
   const app = new Hono<AppEnv>();
-  app.use("*", async (c, next) => {
-    const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
-    if (!timingSafeEqual(encoder.encode(presented), encoder.encode(c.var.config.NODE_TOKEN))) throw unauthorized();
-    await next();
-  });
+  app.use("*", requireNode);
 
   app.post("/calls/admit", async (c) => c.json(await admitCall(c.var.services, await body(c, AdmitRequest))));
   app.post("/calls/report", async (c) => c.json(await reportCalls(c.var.services, await body(c, CallReport))));
