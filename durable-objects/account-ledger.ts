@@ -216,6 +216,10 @@ export class AccountLedger extends DurableObject {
     return this.calls.liveCalls();
   }
 
+  liveCall(callId: string): LiveCall | null {
+    return this.calls.liveCalls().find((call) => call.callId === callId) ?? null;
+  }
+
   knowsCall(callId: string): boolean {
     return this.calls.knows(callId);
   }

@@ -6,7 +6,10 @@ import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { addSipMessages, giveVerdict, insertCall } from "./call-record-fixtures.ts";
 import { ORIGIN } from "./client.ts";
-import { createAccount } from "./fixtures.ts";
+import { addDestination } from "./destination-fixtures.ts";
+import { createAccount, type Session } from "./fixtures.ts";
+import { addWhitelistEntry, v4Block } from "./network-fixtures.ts";
+import { node } from "./node-client.ts";
 
 const sockets: WebSocket[] = [];
 
@@ -29,6 +32,17 @@ async function connectNode(nodeId: string, answer: (command: Record<string, unkn
   });
   sockets.push(ws);
   return seen;
+}
+
+/** A call up now on `nodeId`, admitted and (unless ringing) answered through the node API, as the ledger holds it. */
+async function upCallOn(owner: Session, nodeId: string, answeredAgoMs: number | null = null) {
+  const block = v4Block();
+  await addWhitelistEntry(owner, block.cidr);
+  await addDestination(owner, { host: "sbc.carrier.test", is_default: true });
+  const { body: ticket } = await node.admit({ src_ip: `${block.base}.10`, dialed: "14155550123", node_id: nodeId });
+  if (answeredAgoMs !== null)
+    await node.event(ticket.call_id, { type: "answered", at: new Date(Date.now() - answeredAgoMs).toISOString() });
+  return { id: ticket.call_id as string };
 }
 
 afterEach(() => {
@@ -139,17 +153,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     const seen = await connectNode(nodeId, (command) =>
       command.type === "stats" ? { ok: true, result: { active_calls: 1, transactions: 2, media: { sampled_at: sampledAt, legs } } } : null,
     );
-    const answeredAt = new Date(Date.now() - 20_000).toISOString();
-    const call = await insertCall(owner, {
-      status: "active",
-      node_id: nodeId,
-      started_at: new Date(Date.now() - 25_000).toISOString(),
-      answered_at: answeredAt,
-      ended_at: null,
-      duration_sec: null,
-      billsec: null,
-      max_call_seconds: 600,
-    });
+    const call = await upCallOn(owner, nodeId, 20_000);
 
     const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
     expect(res.status).toBe(200);
@@ -158,36 +162,31 @@ describe("GET /api/calls/{id}/inspect", () => {
     expect(res.body.media).toEqual({ sampled_at: sampledAt, legs });
     // The worst leg: lowest MOS, highest jitter and loss.
     expect(res.body.quality).toEqual({ mos: 4.0, jitter_ms: 12.5, packet_loss_pct: 2, legs });
-    expect(res.body.call.elapsed_sec).toBeGreaterThanOrEqual(25);
-    expect(res.body.call.elapsed_sec).toBeLessThan(35);
-    // The cap runs from the answer: 600 s less the 20 s or so since.
-    expect(res.body.call.remaining_sec).toBeGreaterThan(570);
-    expect(res.body.call.remaining_sec).toBeLessThanOrEqual(580);
+    // Admitted a moment ago; the node reports it answered 20 s ago.
+    expect(res.body.call.elapsed_sec).toBeLessThan(10);
+    expect(res.body.call.status).toBe("active");
+    // The cap (4 h) runs from the answer: less the 20 s or so since.
+    expect(res.body.call.remaining_sec).toBeGreaterThan(14_370);
+    expect(res.body.call.remaining_sec).toBeLessThanOrEqual(14_380);
     expect(res.body.call.ended_at).toBeNull();
     expect(res.body.verdict).toBeNull();
   });
 
   it("while ringing, the whole cap remains", async () => {
     const owner = await createAccount();
-    const call = await insertCall(owner, {
-      status: "ringing",
-      node_id: `absent-${crypto.randomUUID()}`,
-      answered_at: null,
-      ended_at: null,
-      duration_sec: null,
-      billsec: null,
-      max_call_seconds: 600,
-    });
+    const call = await upCallOn(owner, `absent-${crypto.randomUUID()}`);
     const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ live: true, media: null, quality: null });
-    expect(res.body.call.remaining_sec).toBe(600);
+    expect(res.body.call.remaining_sec).toBe(14_400);
   });
 
   it("never fails for the node: none connected, a refusal, silence or nonsense all leave media null", async () => {
-    const owner = await createAccount();
-    const upCall = (nodeId: string) =>
-      insertCall(owner, { status: "active", node_id: nodeId, ended_at: null, duration_sec: null, billsec: null, max_call_seconds: 600 });
+    // One account per call: pay-as-you-go carries two calls at once.
+    const upCall = async (nodeId: string) => {
+      const owner = await createAccount();
+      return { owner, ...(await upCallOn(owner, nodeId, 1_000)) };
+    };
 
     const nobody = await upCall(`absent-${crypto.randomUUID()}`);
     const refusing = `refusing-${crypto.randomUUID()}`;
@@ -198,7 +197,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     await connectNode(garbled, () => ({ ok: true, result: { media: { legs: "lots" } } }));
 
     for (const call of [nobody, await upCall(refusing), await upCall(silent), await upCall(garbled)]) {
-      const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
+      const res = await call.owner.client.get(`/api/calls/${call.id}/inspect`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ live: true, media: null, quality: null });
       expect(res.body.call.id).toBe(call.id);

@@ -434,3 +434,38 @@ export const TransferSchema = z
     mode: z.string().openapi({ example: "platform" }),
   })
   .openapi("Transfer");
+
+/** A call that is up now, as the account's ledger holds it (D1 has it a moment later). */
+export const LiveCallSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(["ringing", "active"]),
+    ani: z.string().nullable(),
+    dialed: z.string().nullable(),
+    external_id: z.string().nullable(),
+    external_name: z.string().nullable(),
+    sub_customer: z.string().nullable().optional(),
+    dest_host: z.string(),
+    dest_port: z.number().int(),
+    dest_transport: z.string(),
+    dest_kind: z.string(),
+    dest_provider: z.string().nullable().optional(),
+    routed_destination_label: z.string().nullable().optional(),
+    route_prefix: z.string().nullable(),
+    media_node: z.string().nullable().openapi({ description: "The SIP node carrying the call" }),
+    started_at: ts(),
+    answered_at: nullableTs(),
+    elapsed_sec: z.number().int().openapi({ description: "Seconds since the call started" }),
+    max_call_seconds: z.number().int().nullable(),
+    remaining_sec: z.number().int().nullable().openapi({ description: "Seconds left before the length cap (the whole cap while ringing)" }),
+  })
+  .openapi("LiveCall");
+
+export const LiveCallsSchema = z
+  .object({
+    items: z.array(LiveCallSchema),
+    active_count: z.number().int(),
+    ports: z.number().int(),
+    ports_in_use: z.number().int(),
+  })
+  .openapi("LiveCalls");

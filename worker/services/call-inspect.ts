@@ -62,9 +62,21 @@ function recordedLegs(call: CallRow): Legs | null {
   return legs.success ? legs.data : null;
 }
 
+/**
+ * A call D1 shows as up, as its ledger has it now: its status and answer time come from there (D1
+ * has them a moment later); null once the ledger has ended it (D1 then has the end a moment later).
+ */
+async function fromLedger(s: Services, call: CallRow): Promise<CallRow | null> {
+  const ledgerCall = await s.ledger(call.customerId).liveCall(call.id);
+  if (!ledgerCall) return null;
+  return { ...call, status: ledgerCall.status, answeredAt: ledgerCall.answeredAt ?? call.answeredAt };
+}
+
 export async function inspectCall(s: Services, principal: Principal, callId: string) {
-  const call = await callOfAccount(s, principal, callId);
-  const live = IN_PROGRESS.has(call.status);
+  const recorded = await callOfAccount(s, principal, callId);
+  const liveCall = IN_PROGRESS.has(recorded.status) ? await fromLedger(s, recorded) : null;
+  const call = liveCall ?? recorded;
+  const live = liveCall !== null;
   const [messages, analysis, media] = await Promise.all([
     sipMessagesOf(s.db, call),
     newestAnalysis(s.db, call),

@@ -1,7 +1,8 @@
-// Calls: the records, transfers of a live call, and the media (recording, captures).
+// Calls: the records, the calls up now, transfers of a live call, and the media (recording, captures).
 import type { Api } from "../context.ts";
 import { registerCallAnalysis } from "./analysis-routes.ts";
 import { registerCallEvidence } from "./evidence-routes.ts";
+import { registerLiveCalls } from "./live-routes.ts";
 import { registerCallMedia } from "./media-routes.ts";
 import { registerCalls } from "./routes.ts";
 
@@ -10,4 +11,5 @@ export function register(api: Api): void {
   registerCallMedia(api);
   registerCallEvidence(api);
   registerCallAnalysis(api);
+  registerLiveCalls(api);
 }
