@@ -137,7 +137,8 @@ export function chooseRoute(
 }
 
 /** The call's record as D1 keeps it (camelCase columns of `calls`), from admission on. */
-export type CallRecord = Record<string, unknown> & { id: string; customerId: string; startedAt: string; status: string };
+export type CallRecordValue = string | number | boolean | null | { [header: string]: string };
+export type CallRecord = { [column: string]: CallRecordValue } & { id: string; customerId: string; startedAt: string; status: string };
 
 export function newCallRecord(
   id: string,
@@ -168,7 +169,7 @@ export function newCallRecord(
   };
 }
 
-export function routeFields(route: Route): Record<string, unknown> {
+export function routeFields(route: Route): Record<string, CallRecordValue> {
   const d = route.destination;
   return {
     destHost: d.host,
