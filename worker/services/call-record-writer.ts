@@ -86,7 +86,8 @@ async function writeEnd(s: Services, call: CallRow, event: EndedEvent, message: 
     hangupBy: event.hangup_by,
     q850Cause: event.q850_cause ?? null,
     q850Text: q850Text(event.q850_cause),
-    endReason: event.end_reason ?? call.endReason,
+    // The real end that replaces the ledger's node_lost end says how the call ended, even with no reason (a plain hangup).
+    endReason: message.supersede ? (event.end_reason ?? null) : (event.end_reason ?? call.endReason),
     pddMs: event.pdd_ms ?? call.pddMs,
     answerDelayMs: event.answer_delay_ms ?? call.answerDelayMs,
     earlyMedia: event.early_media ?? call.earlyMedia,
