@@ -31,6 +31,7 @@ import { newInternalApp } from "./internal/app.ts";
 import { requestBodyLimit } from "./lib/body-limit.ts";
 import { validationError } from "./lib/validation.ts";
 import { newMailPages } from "./pages/mail.ts";
+import { newSharePages } from "./pages/share.ts";
 import { newServices } from "./services/context.ts";
 import { VERSION } from "./version.ts";
 
@@ -108,6 +109,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
   app.route("/internal", newInternalApp());
   // The local mail view (`npm start` only; 404 anywhere else).
   app.route("/dev", newMailPages());
+  // The page a share link opens (its script and style are static assets under /share-assets/).
+  app.route("/share", newSharePages());
   app.route("/", newExchangeApp());
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
   app.onError(renderError);
