@@ -1,9 +1,11 @@
 // The SIP node's whole configuration, validated once at start. Nothing else in sip-node/
 // reads process.env: main passes the environment here and hands the result down.
+import { hkdfSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { parseCidr } from "../schema/cidr.ts";
 
 const port = z.coerce.number().int().min(1).max(65_535);
 
@@ -36,6 +38,26 @@ const SipNodeConfigSchema = z
     RTP_HOLD_TIMEOUT_SECONDS: z.coerce.number().min(1).max(86_400).default(7200),
     /** Where recordings and captures are written until the Worker has them; one node's alone. */
     MEDIA_SPOOL_DIR: z.string().min(1).optional(),
+    /**
+     * Comma-separated CIDRs of the operator's own network that destinations and SDP addresses may
+     * be in though they are private, loopback, link-local or CGNAT (refused otherwise). Loopback is
+     * allowed anyway when the node itself listens on loopback.
+     */
+    SIP_ALLOWED_PRIVATE_RANGES: z
+      .string()
+      .default("")
+      .transform((text, ctx) => {
+        const ranges: string[] = [];
+        for (const item of text
+          .split(",")
+          .map((r) => r.trim())
+          .filter(Boolean)) {
+          const cidr = parseCidr(item);
+          if ("problem" in cidr) ctx.addIssue({ code: "custom", message: `${item}: ${cidr.problem}` });
+          else ranges.push(cidr.canonical);
+        }
+        return ranges;
+      }),
     /** How often the node renews its lease with the call ledger (a report naming every call it carries). */
     NODE_HEARTBEAT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
     /** On SIGTERM, how long calls up may go on before the node ends them (end_reason node_drain). */
@@ -44,11 +66,32 @@ const SipNodeConfigSchema = z
   .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
     message: "RTP_PORT_MIN must be below RTP_PORT_MAX",
     path: ["RTP_PORT_MIN"],
+  })
+  // The node token and every recording travel to the Worker: in clear text only on this machine.
+  .refine((c) => new URL(c.WORKER_URL).protocol === "https:" || isLoopbackHost(new URL(c.WORKER_URL).hostname), {
+    message: "must be https unless the Worker is on loopback",
+    path: ["WORKER_URL"],
   });
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 export type SipNodeConfig = {
   sip: { bind: string; port: number; publicAddress: string };
-  media: { portMin: number; portMax: number; bind: string; timeoutMs: number; holdTimeoutMs: number; spoolDir: string };
+  media: {
+    portMin: number;
+    portMax: number;
+    bind: string;
+    timeoutMs: number;
+    holdTimeoutMs: number;
+    spoolDir: string;
+    /** Signs the names of the files this node writes to its spool (only those are uploaded at start). */
+    spoolKey: string;
+    /** Private ranges the node may still send SIP and RTP to (SIP_ALLOWED_PRIVATE_RANGES). */
+    allowedPrivateRanges: string[];
+  };
   /** nodeId names the node to the Worker (X-Node-Id), whose NODE_TOKENS may hold a token of this node's own. */
   worker: { url: string; nodeToken: string; nodeId: string };
   nodeId: string;
@@ -79,6 +122,8 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
       holdTimeoutMs: c.RTP_HOLD_TIMEOUT_SECONDS * 1000,
       // One node's alone: at start, whatever is in it was left by this node's previous run.
       spoolDir: c.MEDIA_SPOOL_DIR ?? join(tmpdir(), "call-shield-media", c.NODE_ID),
+      spoolKey: Buffer.from(hkdfSync("sha256", c.NODE_TOKEN, c.NODE_ID, "call-shield media spool names", 32)).toString("hex"),
+      allowedPrivateRanges: c.SIP_ALLOWED_PRIVATE_RANGES,
     },
     worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN, nodeId: c.NODE_ID },
     nodeId: c.NODE_ID,

@@ -60,6 +60,8 @@ export class B2bua implements TransactionUser {
 
   attach(layer: TransactionLayer): void {
     this.layer = layer;
+    // Nothing the node starts goes to a private, loopback or link-local address unless allowed.
+    layer.destinationFilter = (to) => this.options.media.peers.allows(to.address);
     // On the callee's leg we are the UAC: our tag is the From tag of its responses.
     layer.onStray2xx = (response) => {
       const fromTag = parseNameAddr(header(response, "From") ?? "").tag;

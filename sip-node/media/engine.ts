@@ -2,27 +2,31 @@
 // (a call whose RTP stopped both ways is ended so it cannot hold a port and run up a bill),
 // each call's SIP log file, and the hand-over of recordings, captures and SIP logs to the Worker
 // when a call ends.
-import { mkdirSync } from "node:fs";
 import { open as openFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { MediaName } from "../../schema/node-api.ts";
 import type { SipNodeConfig } from "../config.ts";
 import { WorkerApiError, type WorkerClient } from "../control/worker-client.ts";
 import { HEADER_BYTES, wavHeader } from "../../schema/wav.ts";
+import { AddressPolicy } from "../sip/address-policy.ts";
 import { PortAllocator } from "./ports.ts";
 import { MediaRelay, type MediaFile } from "./relay.ts";
 import { repairSipLog, SipLogWriter } from "./sip-log.ts";
+import { Spool } from "./spool.ts";
+import type { MediaName } from "../../schema/node-api.ts";
 
-export type MediaEngineOptions = SipNodeConfig["media"] & { publicAddress: string };
+/** The media part of the configuration; the spool key and allowed ranges may be left out (tests). */
+export type MediaEngineOptions = Omit<SipNodeConfig["media"], "spoolKey" | "allowedPrivateRanges"> &
+  Partial<Pick<SipNodeConfig["media"], "spoolKey" | "allowedPrivateRanges">> & { publicAddress: string };
 
 const UPLOAD_ATTEMPTS = 3;
 /** A 409 means the call's record has not reached D1 yet (it does within seconds): asked again longer. */
 const NOT_YET_RECORDED_ATTEMPTS = 10;
-/** How relays name their spool files: `<call id>-<media name>`. */
-const SPOOLED = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(.+)$/;
 
 export class MediaEngine {
   readonly ports: PortAllocator;
+  readonly spool: Spool;
+  /** Where the node may send SIP and RTP: no private, loopback or link-local peer unless allowed. */
+  readonly peers: AddressPolicy;
   private readonly options: MediaEngineOptions;
   /** Open relays, with what to do when an answered call's media goes silent (null before answer). */
   private readonly relays = new Map<MediaRelay, (() => void) | null>();
@@ -35,7 +39,8 @@ export class MediaEngine {
     this.worker = worker;
     this.log = log;
     this.ports = new PortAllocator(options, options.bind);
-    mkdirSync(options.spoolDir, { recursive: true });
+    this.spool = new Spool(options.spoolDir, options.spoolKey);
+    this.peers = new AddressPolicy(options.allowedPrivateRanges ?? [], options.bind);
     this.sweep = setInterval(() => this.endSilentCalls(), Math.min(1_000, options.timeoutMs / 2));
     this.sweep.unref();
   }
@@ -45,16 +50,18 @@ export class MediaEngine {
     const relay = await MediaRelay.open(this.ports, {
       callId,
       publicAddress: this.options.publicAddress,
-      spoolDir: this.options.spoolDir,
+      spoolDir: this.spool.dir,
+      spoolPath: (name) => this.spool.path(callId, name),
+      allowsPeer: (address) => this.peers.allows(address),
       ...policy,
     });
     this.relays.set(relay, null);
     return relay;
   }
 
-  /** The call's SIP log in the spool (`<call id>-sip-log.jsonl`), uploaded with its media. */
+  /** The call's SIP log in the spool (`<call id>-<tag>-sip-log.jsonl`), uploaded with its media. */
   openSipLog(callId: string): SipLogWriter {
-    return new SipLogWriter(join(this.options.spoolDir, `${callId}-sip-log.jsonl`));
+    return new SipLogWriter(this.spool.path(callId, "sip-log.jsonl"));
   }
 
   /** From the answer on: `onSilence` ends the call when its RTP stops both ways for too long. */
@@ -111,17 +118,21 @@ export class MediaEngine {
    */
   async uploadLeftovers(): Promise<number> {
     const byCall = new Map<string, MediaFile[]>();
-    for (const entry of await readdir(this.options.spoolDir)) {
-      const [, callId, name] = SPOOLED.exec(entry) ?? [];
-      const media = MediaName.safeParse(name);
-      if (!callId || !media.success) continue;
-      const path = join(this.options.spoolDir, entry);
-      if (!(await usableLeftover(media.data, path))) {
+    for (const entry of await readdir(this.spool.dir)) {
+      const written = this.spool.parse(entry);
+      if (!written) {
+        // Not a name this node signed: never uploaded, left for the operator to look at.
+        if (/\.(wav|pcap|jsonl)$/.test(entry)) this.log(`spooled ${entry} was not written by this node, not uploaded`);
+        continue;
+      }
+      const { callId, name } = written;
+      const path = join(this.spool.dir, entry);
+      if (!(await usableLeftover(name, path))) {
         this.log(`spooled ${entry} holds nothing that can be uploaded, dropped`);
         await rm(path, { force: true });
         continue;
       }
-      byCall.set(callId, [...(byCall.get(callId) ?? []), { name: media.data, path }]);
+      byCall.set(callId, [...(byCall.get(callId) ?? []), { name, path }]);
     }
     for (const [callId, files] of byCall) await this.upload(callId, files);
     return byCall.size;

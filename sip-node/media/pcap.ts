@@ -5,6 +5,7 @@
 // byte order, with microsecond or nanosecond timestamps.
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs";
 import { BufferPool, endStream } from "./file-output.ts";
+import { SPOOL_FILE_MODE } from "./spool.ts";
 
 export type PcapEndpoint = { address: string; port: number };
 export type PcapRecord = { timeMs: number; src: PcapEndpoint; dst: PcapEndpoint; payload: Uint8Array };
@@ -62,7 +63,7 @@ export class PcapWriter {
   constructor(path: string, options: PcapWriterOptions = {}) {
     this.path = path;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.stream = createWriteStream(path);
+    this.stream = createWriteStream(path, { mode: SPOOL_FILE_MODE });
     // Without a listener a failed open or write would crash the process; close() reports it.
     this.stream.on("error", (error) => (this.error ??= error));
     writeFileHeader(this.chunkView);

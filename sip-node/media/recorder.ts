@@ -8,6 +8,7 @@ import { open } from "node:fs/promises";
 import { ALAW_TO_PCM, ULAW_TO_PCM } from "./g711.ts";
 import { BufferPool, endStream } from "./file-output.ts";
 import { wavHeader } from "../../schema/wav.ts";
+import { SPOOL_FILE_MODE } from "./spool.ts";
 
 export type RecorderOptions = {
   /** Audio beyond this length is not recorded (default 4 hours). */
@@ -59,7 +60,7 @@ export class StereoRecorder {
     this.maxFrames = Math.floor((opts.maxSeconds ?? DEFAULT_MAX_SECONDS) * SAMPLE_RATE);
     this.windowFrames = Math.max(2 * FLUSH_FRAMES, Math.floor((opts.windowSeconds ?? DEFAULT_WINDOW_SECONDS) * SAMPLE_RATE));
     this.window = new Int16Array(this.windowFrames * CHANNELS);
-    this.stream = createWriteStream(path);
+    this.stream = createWriteStream(path, { mode: SPOOL_FILE_MODE });
     // Without a listener a failed open or write would crash the process; finish() reports it.
     this.stream.on("error", (error) => (this.error ??= error));
     this.stream.write(wavHeader({ sampleRate: SAMPLE_RATE, channels: CHANNELS, dataBytes: 0 }));

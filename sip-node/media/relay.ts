@@ -29,6 +29,10 @@ export type RelayOptions = {
   /** Write a pcap per leg. */
   capture: boolean;
   spoolDir: string;
+  /** Where the spool file `name` of this call goes (the engine's signed names); `<spoolDir>/<call id>-<name>` if absent. */
+  spoolPath?: (name: MediaName) => string;
+  /** Whether RTP may be sent to an address an SDP names (no private ranges); all allowed if absent. */
+  allowsPeer?: (address: string) => boolean;
 };
 
 export type MediaFile = { name: MediaName; path: string };
@@ -179,8 +183,11 @@ export class MediaRelay {
     const now = Date.now();
     if (media.address && media.port > 0) {
       const address = normalAddress(media.address);
-      const moved = !s.named || s.named.address !== address || s.named.port !== media.port;
-      if (moved) s.expect({ address, port: media.port }, now);
+      // An address we may not send to (a private range, a host name) is as good as none:
+      // nothing is sent there and nothing from it is heard.
+      const named = this.options.allowsPeer?.(address) === false ? null : { address, port: media.port };
+      const moved = s.named?.address !== named?.address || s.named?.port !== named?.port;
+      if (moved) s.expect(named, now);
       else s.reopenLatch(now);
       s.remoteRtcpPort = media.port + 1;
     }
@@ -321,7 +328,7 @@ export class MediaRelay {
   }
 
   private spoolPath(name: MediaName): string {
-    return join(this.options.spoolDir, `${this.callId}-${name}`);
+    return this.options.spoolPath?.(name) ?? join(this.options.spoolDir, `${this.callId}-${name}`);
   }
 }
 

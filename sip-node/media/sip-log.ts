@@ -5,6 +5,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { open, rm, stat } from "node:fs/promises";
 import { MAX_MEDIA_BYTES, type SipLogLine } from "../../schema/node-api.ts";
 import { endStream } from "./file-output.ts";
+import { SPOOL_FILE_MODE } from "./spool.ts";
 
 export type SipLogWriterOptions = { /** Lines that would take the file past this size are dropped. */ maxBytes?: number };
 export type SipLogSummary = { path: string; bytes: number; lines: number; dropped: number };
@@ -22,7 +23,7 @@ export class SipLogWriter {
   constructor(path: string, options: SipLogWriterOptions = {}) {
     this.path = path;
     this.maxBytes = options.maxBytes ?? MAX_MEDIA_BYTES;
-    this.stream = createWriteStream(path);
+    this.stream = createWriteStream(path, { mode: SPOOL_FILE_MODE });
     // Without a listener a failed open or write would crash the process; close() reports it.
     this.stream.on("error", (error) => (this.error ??= error));
   }

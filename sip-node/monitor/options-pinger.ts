@@ -22,6 +22,10 @@ export async function sendOptions(
         () => null,
       );
   if (!address) return { code: null, rtt_ms: null, error: `cannot resolve ${target.host}` };
+  // Not a port scanner of the node's own network: a refused address is never sent to.
+  if (!layer.allowsDestination({ address, port: target.port, protocol: target.transport })) {
+    return { code: null, rtt_ms: null, error: `${target.host} is in an address range this node does not send to` };
+  }
   const tag = randomBytes(6).toString("hex");
   const uri = `sip:${target.host}:${target.port}`;
   const request: SipRequest = {

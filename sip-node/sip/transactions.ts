@@ -326,13 +326,28 @@ export class TransactionLayer {
     await this.transport.close();
   }
 
+  /**
+   * Where requests may go (set by the TU): a destination it refuses (a private address, say) is
+   * never contacted. Every request the node starts passes here, after resolution.
+   */
+  destinationFilter: ((to: Endpoint) => boolean) | null = null;
+
+  allowsDestination(to: Endpoint): boolean {
+    return this.destinationFilter?.(to) ?? true;
+  }
+
   /** Starts a client transaction; the request's top Via must carry a fresh branch. */
   sendRequest(request: SipRequest, destination: Endpoint, onResponse: ClientOutcome): ClientTransaction {
     const key = clientKey(request);
     const tx = new ClientTransaction(this, key, request, destination, onResponse);
-    if (this.clients.size >= this.limits.clients) {
+    const refusal = !this.allowsDestination(destination)
+      ? `destination address ${destination.address} refused`
+      : this.clients.size >= this.limits.clients
+        ? "transaction table full"
+        : null;
+    if (refusal) {
       // Nothing is sent; the TU hears a 503 on the next turn, as from a transport that failed.
-      setImmediate(() => tx.transportFailed("transaction table full"));
+      setImmediate(() => tx.transportFailed(refusal));
       return tx;
     }
     this.clients.set(key, tx);

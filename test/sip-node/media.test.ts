@@ -204,15 +204,7 @@ describe("media through the node", () => {
       origin: "sip",
     });
     if (ticket.decision !== "admit") throw new Error(`not admitted: ${JSON.stringify(ticket)}`);
-    // What a crash leaves: the recorder's placeholder header (sizes 0) and one second of audio.
     const spool = mkdtempSync(join(work, "spool-"));
-    const audio = new Int16Array(8000 * 2).map((_, i) => (i % 2 === 0 ? 1000 : -1000));
-    writeFileSync(join(spool, `${ticket.call_id}-recording.wav`), Buffer.concat([Buffer.alloc(44), Buffer.from(audio.buffer)]));
-    writePcapFile(join(spool, `${ticket.call_id}-caller.pcap`), speech.slice(0, 10));
-    writePcapFile(join(spool, `${crypto.randomUUID()}-caller.pcap`), speech.slice(0, 10));
-    // A capture the crash left empty, and a recording cut before its header: nothing to upload, ever.
-    writeFileSync(join(spool, `${ticket.call_id}-callee.pcap`), Buffer.alloc(0));
-    writeFileSync(join(spool, `${crypto.randomUUID()}-recording.wav`), Buffer.from("RIFF"));
     const logged: string[] = [];
     const engine = new MediaEngine(
       {
@@ -227,9 +219,21 @@ describe("media through the node", () => {
       worker,
       (line) => logged.push(line),
     );
+    // What a crash leaves: the recorder's placeholder header (sizes 0) and one second of audio.
+    const audio = new Int16Array(8000 * 2).map((_, i) => (i % 2 === 0 ? 1000 : -1000));
+    writeFileSync(engine.spool.path(ticket.call_id, "recording.wav"), Buffer.concat([Buffer.alloc(44), Buffer.from(audio.buffer)]));
+    writePcapFile(engine.spool.path(ticket.call_id, "caller.pcap"), speech.slice(0, 10));
+    writePcapFile(engine.spool.path(crypto.randomUUID(), "caller.pcap"), speech.slice(0, 10));
+    // A capture the crash left empty, and a recording cut before its header: nothing to upload, ever.
+    writeFileSync(engine.spool.path(ticket.call_id, "callee.pcap"), Buffer.alloc(0));
+    writeFileSync(engine.spool.path(crypto.randomUUID(), "recording.wav"), Buffer.from("RIFF"));
+    // A file planted under the call's plain name: not the node's, never uploaded.
+    const planted = `${ticket.call_id}-callee.pcap`;
+    writePcapFile(join(spool, planted), speech.slice(0, 3));
     expect(await engine.uploadLeftovers()).toBe(2);
     engine.stop();
-    expect(readdirSync(spool), "nothing is left to be retried at the next start").toEqual([]);
+    expect(readdirSync(spool), "nothing is left to be retried at the next start but the planted file").toEqual([planted]);
+    expect(logged).toContainEqual(expect.stringMatching(/was not written by this node, not uploaded/));
     expect(logged.filter((line) => /holds nothing that can be uploaded, dropped/.test(line))).toHaveLength(2);
 
     const call = await account.call(`/api/calls/${ticket.call_id}`);

@@ -209,10 +209,10 @@ describe("the call's sip-log.jsonl", () => {
       });
     // What a crash leaves: two whole lines and one cut short; and a log with nothing whole in it.
     const spool = mkdtempSync(join(tmpdir(), "sip-log-spool-"));
-    writeFileSync(join(spool, `${crashed.call_id}-sip-log.jsonl`), `${line(1)}\n${line(2)}\n${line(3).slice(0, 40)}`);
-    writeFileSync(join(spool, `${empty.call_id}-sip-log.jsonl`), line(4).slice(0, 30));
     const media = { portMin: 50_010, portMax: 50_019, bind: "127.0.0.1", timeoutMs: 60_000, holdTimeoutMs: 60_000, spoolDir: spool };
     const engine = new MediaEngine({ ...media, publicAddress: "127.0.0.1" }, worker, () => {});
+    writeFileSync(engine.spool.path(crashed.call_id, "sip-log.jsonl"), `${line(1)}\n${line(2)}\n${line(3).slice(0, 40)}`);
+    writeFileSync(engine.spool.path(empty.call_id, "sip-log.jsonl"), line(4).slice(0, 30));
     expect(await engine.uploadLeftovers()).toBe(1);
     engine.stop();
     expect(readdirSync(spool)).toEqual([]);
