@@ -15,6 +15,7 @@ import * as catalogue from "./api/catalogue/index.ts";
 import type { Api, AppEnv } from "./api/context.ts";
 import * as destinations from "./api/destinations/index.ts";
 import * as docs from "./api/docs/index.ts";
+import * as events from "./api/events/index.ts";
 import * as health from "./api/health/index.ts";
 import * as passkeys from "./api/passkeys/index.ts";
 import * as profile from "./api/profile/index.ts";
@@ -56,6 +57,7 @@ const AREAS: { register(api: Api): void }[] = [
   automation,
   alerts,
   webhook,
+  events,
   docs,
 ];
 

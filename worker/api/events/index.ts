@@ -1,0 +1,2 @@
+// Portal activity events.
+export { registerPortalEvents as register } from "./routes.ts";
