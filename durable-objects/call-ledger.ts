@@ -241,13 +241,15 @@ export class CallLedger {
     const { nodeId, bootId, nowMs, limits } = input;
     this.touchLease(nodeId, bootId, nowMs, limits.leaseMs);
     for (const item of input.events) this.apply(item);
+    if (input.live.length > 0) this.endUnlisted(nodeId, bootId, input.live, nowMs, limits.leaseMs);
     const grants: CallReportAnswer["grants"] = [];
     const ended: CallReportAnswer["ended"] = [];
-    const named = new Set([...input.live, ...input.events.map((e) => e.call_id)]);
+    const live = new Set(input.live);
+    const named = new Set([...live, ...input.events.map((e) => e.call_id)]);
     for (const callId of named) {
       const row = this.liveRow(callId);
       if (row) grants.push({ call_id: callId, granted_seconds: this.topUp(row, nowMs, limits) });
-      else if (input.live.includes(callId)) ended.push({ call_id: callId, reason: this.endReasonOf(callId) ?? "unknown_call" });
+      else if (live.has(callId)) ended.push({ call_id: callId, reason: this.endReasonOf(callId) ?? "unknown_call" });
     }
     return { grants, ended };
   }
@@ -423,20 +425,39 @@ export class CallLedger {
 
   private endNodeCalls(nodeId: string, bootId: string, lastAliveMs: number): void {
     const rows = this.sql.exec<LiveRow>("SELECT * FROM active_calls WHERE node_id = ? AND boot_id = ?", nodeId, bootId).toArray();
-    const at = new Date(lastAliveMs).toISOString();
-    for (const row of rows) {
-      const answeredAt = row.status === "active" ? row.answered_at : null;
-      const answered = answeredAt ? Math.max(0, secondsBetween(answeredAt, at)) : 0;
-      const event: CallEvent = {
-        type: "ended",
-        at,
-        answered_at: answeredAt,
-        sip_code: answeredAt ? 200 : 503,
-        hangup_by: "platform",
-        end_reason: "node_lost",
-      };
-      this.forward(row.call_id, event, this.settle(row, answered, at, "node_lost"));
-    }
+    for (const row of rows) this.endLost(row, lastAliveMs);
+  }
+
+  /**
+   * A heartbeat names every call its node carries for this account. A call of that node and boot it
+   * does not name, admitted over a lease ago (time enough for its ticket to arrive), is carried by no
+   * one: the node never got the ticket (its admission request failed after the ledger answered) or
+   * dropped the call's end. Ended as node_lost now, its port is not held for as long as the node
+   * lives; a real end reported later still replaces that end.
+   */
+  private endUnlisted(nodeId: string, bootId: string, live: string[], nowMs: number, graceMs: number): void {
+    const listed = new Set(live);
+    const admittedBefore = new Date(nowMs - graceMs).toISOString();
+    const rows = this.sql
+      .exec<LiveRow>("SELECT * FROM active_calls WHERE node_id = ? AND boot_id = ? AND admitted_at <= ?", nodeId, bootId, admittedBefore)
+      .toArray();
+    for (const row of rows) if (!listed.has(row.call_id)) this.endLost(row, nowMs);
+  }
+
+  /** Ends a call no node carries any more, as of `atMs`: charged up to then if it was answered. */
+  private endLost(row: LiveRow, atMs: number): void {
+    const at = new Date(atMs).toISOString();
+    const answeredAt = row.status === "active" ? row.answered_at : null;
+    const answered = answeredAt ? Math.max(0, secondsBetween(answeredAt, at)) : 0;
+    const event: CallEvent = {
+      type: "ended",
+      at,
+      answered_at: answeredAt,
+      sip_code: answeredAt ? 200 : 503,
+      hangup_by: "platform",
+      end_reason: "node_lost",
+    };
+    this.forward(row.call_id, event, this.settle(row, answered, at, "node_lost"));
   }
 
   // ---- Reads ----

@@ -122,6 +122,33 @@ describe("leases", () => {
     expect(await endedRow(next.call_id)).toMatchObject({ status: "failed", end_reason: "node_lost", charged_micros: 0 });
   });
 
+  it("ends as node_lost a call its live node stops naming in heartbeats, once it is older than a lease", async () => {
+    const { ledger, customerId } = await fundedLedger(10_000_000, { ports: 3 });
+    const node = sipNode(ledger, customerId, { limits: ONE_SLICE }); // 30 s leases
+    const carried = admitted(await node.admit());
+    // The ledger admitted these, but the node never got the first ticket (its request failed on the
+    // way back) and dropped the second call's end (too large to send): it names neither any more.
+    const neverTicketed = admitted(await node.admit());
+    const endDropped = admitted(await node.admit());
+    const t0 = Date.now();
+    await node.report([node.event(carried.call_id, answered(t0)), node.event(endDropped.call_id, answered(t0))], [carried.call_id], t0);
+    // Younger than a lease, a call may still have its ticket on the way: kept.
+    expect((await ledger.summary()).ports_in_use).toBe(3);
+    // A heartbeat 40 s later, still naming only the carried call.
+    const heartbeat = t0 + 40_000;
+    const answer = await node.report([], [carried.call_id], heartbeat);
+    expect(answer.grants.map((g) => g.call_id)).toEqual([carried.call_id]);
+    expect((await ledger.liveCalls()).map((c) => c.callId)).toEqual([carried.call_id]);
+    expect((await ledger.summary()).ports_in_use).toBe(1);
+    expect(await callEntries(ledger, neverTicketed.call_id)).toEqual([]);
+    expect(await callEntries(ledger, endDropped.call_id)).toEqual([expect.objectContaining({ amount_micros: -60 * MICROS_PER_SECOND })]);
+    expect(await endedRow(neverTicketed.call_id)).toMatchObject({ status: "failed", end_reason: "node_lost", ended_at: iso(heartbeat) });
+    // The dropped end, sent again slimmed after all: charged as it really happened (75 s), once.
+    await node.report([node.event(endDropped.call_id, ended(t0, t0 + 75_000))], [carried.call_id], heartbeat + 1_000);
+    const entries = await callEntries(ledger, endDropped.call_id);
+    expect(entries.reduce((sum, e) => sum + e.amount_micros, 0)).toBe(-75 * MICROS_PER_SECOND);
+  });
+
   it("charges the journaled ends a restarted node reports under its new boot id as they really happened, once", async () => {
     const { ledger, customerId } = await fundedLedger(10_000_000, { ports: 2 });
     const before = sipNode(ledger, customerId, { bootId: "boot-1" });
