@@ -47,7 +47,7 @@ export const leads = sqliteTable(
     /** Portal path the form was sent from. */
     page: text("page"),
     attribution: json<Record<string, unknown>>("attribution"),
-    /** Honeypot field: filled in only by bots; such leads are kept but not mailed. */
+    /** The honeypot field: a request that fills it in is a bot's, answered as accepted and not stored, so this stays null. */
     website: text("website"),
     /** HMAC of the source address (never the address itself), for abuse review. */
     sourceIpHash: text("source_ip_hash"),

@@ -17,6 +17,7 @@ import * as destinations from "./api/destinations/index.ts";
 import * as docs from "./api/docs/index.ts";
 import * as events from "./api/events/index.ts";
 import * as health from "./api/health/index.ts";
+import * as leads from "./api/leads/index.ts";
 import * as passkeys from "./api/passkeys/index.ts";
 import * as profile from "./api/profile/index.ts";
 import { renderError } from "./api/render-error.ts";
@@ -54,6 +55,7 @@ const AREAS: { register(api: Api): void }[] = [
   shares,
   cases,
   support,
+  leads,
   automation,
   alerts,
   webhook,
