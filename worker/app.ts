@@ -25,6 +25,7 @@ import * as routing from "./api/routing/index.ts";
 import * as shares from "./api/shares/index.ts";
 import * as support from "./api/support/index.ts";
 import * as users from "./api/users/index.ts";
+import * as voiceWebhooks from "./api/voice-webhooks/index.ts";
 import * as webhook from "./api/webhook/index.ts";
 import * as whitelist from "./api/whitelist/index.ts";
 import { loadConfig } from "./env.ts";
@@ -60,6 +61,7 @@ const AREAS: { register(api: Api): void }[] = [
   alerts,
   webhook,
   events,
+  voiceWebhooks,
   docs,
 ];
 
