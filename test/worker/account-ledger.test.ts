@@ -11,6 +11,7 @@ import {
   callEntries,
   ended,
   fundedLedger,
+  ledgerOf,
   LIMITS,
   MICROS_PER_SECOND,
   ONE_SLICE,
@@ -80,6 +81,26 @@ describe("admission", () => {
     expect(summary.balance_micros).toBeGreaterThanOrEqual(0);
     const { items } = await ledger.listEntries(500, 0);
     expect(items.every((e) => e.balance_after_micros >= 0)).toBe(true);
+  });
+
+  it("asks for the admission state it does not hold yet, and admits from each new state written through", async () => {
+    const bare = ledgerOf(crypto.randomUUID());
+    await bare.credit({ entryId: "seed", type: "credit", amountMicros: 1_000_000, createdAt: at() });
+    expect(await sipNode(bare, "unused").admit()).toEqual({ decision: "need_state" });
+
+    const { ledger, customerId, state } = await fundedLedger(1_000_000, { ports: 1 });
+    const node = sipNode(ledger, customerId);
+    admitted(await node.admit());
+    expect(await node.admit()).toMatchObject({ decision: "reject", reason: "no_free_port" });
+    // A plan with more ports, then a suspension: each applies from the next call on.
+    await ledger.loadAdmissionState({ ...state, account: { ...state.account, ports: 2 } }, at());
+    admitted(await node.admit());
+    await ledger.loadAdmissionState({ ...state, account: { ...state.account, ports: 5, status: "suspended" } }, at());
+    expect(await node.admit()).toMatchObject({ decision: "reject", sip_code: 403, reason: "account_suspended" });
+    // The account is gone: the state is dropped and asked for again.
+    await ledger.loadAdmissionState(null, at());
+    expect(await node.admit()).toEqual({ decision: "need_state" });
+    expect((await ledger.summary()).ports_in_use).toBe(2);
   });
 
   it("ignores a source outside the account's whitelist, holding nothing", async () => {
