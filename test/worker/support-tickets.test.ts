@@ -214,6 +214,20 @@ describe("the service team's replies (platform administrators)", () => {
     expect((await owner.client.get(`/api/support/tickets/${ticket.id}`)).body.status).toBe("open");
   });
 
+  it("lets the customer close or reopen an answered ticket", async () => {
+    const owner = await createAccount();
+    const admin = await platformAdmin();
+    const ticket = await openTicket(owner);
+    for (const next of ["closed", "open"]) {
+      expect((await admin.client.post(`/api/admin/support/tickets/${ticket.id}/messages`, { body: "Answer" })).status).toBe(201);
+      expect((await owner.client.get(`/api/support/tickets/${ticket.id}`)).body).toMatchObject({ status: "answered", closed_at: null });
+      const moved = await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: next });
+      expect(moved.status).toBe(200);
+      expect(moved.body.status).toBe(next);
+      expect(moved.body.closed_at === null).toBe(next === "open");
+    }
+  });
+
   it("lists every account's tickets for the service team, filtered by status", async () => {
     const [one, two] = await Promise.all([createAccount(), createAccount()]);
     const a = await openTicket(one, { subject: "from one" });
