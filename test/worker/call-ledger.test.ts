@@ -303,6 +303,28 @@ describe("credit slices", () => {
     expect(summary.balance_micros).toBe(600);
   });
 
+  it("never grants the same included minute to two running calls", async () => {
+    // One included minute, no money, two ports.
+    const { ledger, customerId } = await fundedLedger(0, { ports: 2, includedMinutes: 1 });
+    const node = sipNode(ledger, customerId);
+    const [a, b] = [admitted(await node.admit()), admitted(await node.admit())];
+    // The first takes its share (half of 60 s for two ports); the second what the first left.
+    expect([a.granted_seconds, b.granted_seconds]).toEqual([30, 30]);
+    const t0 = Date.now();
+    const answer = await node.report(
+      [node.event(a.call_id, answered(t0)), node.event(b.call_id, answered(t0))],
+      [a.call_id, b.call_id],
+      t0 + 10_000,
+    );
+    // 20 s left each, under half a slice, but nothing is left to grant.
+    expect(answer.grants.map((g) => g.granted_seconds)).toEqual([30, 30]);
+    await node.report([node.event(a.call_id, ended(t0, t0 + 30_000, "credit_exhausted")), node.event(b.call_id, ended(t0, t0 + 30_000))]);
+    expect(await ledger.summary()).toMatchObject({ cycle_seconds_used: 60, balance_micros: 0, ports_in_use: 0 });
+    // Both billed, from the included minute: an entry each, of nothing.
+    for (const call of [a, b]) expect(await callEntries(ledger, call.call_id)).toEqual([expect.objectContaining({ amount_micros: 0 })]);
+    expect(await node.admit()).toMatchObject({ decision: "reject", sip_code: 402, reason: "insufficient_credit" });
+  });
+
   it("tops up a call with less than half a slice left, and only such a call", async () => {
     const { ledger, customerId } = await fundedLedger(10_000_000);
     const node = sipNode(ledger, customerId); // 60 s slices
