@@ -1,11 +1,24 @@
 // Calls through the SIP node with sipp on both sides and the Worker's real admission.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { endedCall, freeUdpPort, openAccount, pause, sendRaw, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import {
+  endedCall,
+  freeUdpPort,
+  openAccount,
+  pause,
+  sendRaw,
+  startStack,
+  syncLedger,
+  uac,
+  uas,
+  type Stack,
+  type TestAccount,
+} from "./harness.ts";
 
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // RTP timeout past the credit test's six seconds of talk without RTP (the least a call is granted).
+  stack = await startStack({ RTP_TIMEOUT_SECONDS: "8" });
 }, 120_000);
 
 afterAll(async () => {
@@ -135,6 +148,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     await stack.sql(`UPDATE customers SET ports_override = 0 WHERE id = '${account.id}'`);
+    await syncLedger(account);
     const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "503", ANI: "14155550100" });
     expect(caller.code, caller.output).toBe(0);
   });
@@ -148,18 +162,20 @@ describe("calls through the node", () => {
         "VALUES ('pricey', 'Pricey', 0, 2, 1000000000, 60, 0, 90)",
     );
     await stack.sql(`UPDATE customers SET plan_code = 'pricey', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
+    await syncLedger(account);
     const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "402", ANI: "14155550100" });
     expect(caller.code, caller.output).toBe(0);
   });
 
-  it("refuses a blocked caller with 403", async () => {
+  it("refuses a blocked caller with 603 Decline (it should not try elsewhere)", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     await stack.sql(
       "INSERT INTO ani_controls (id, customer_id, ani, action, created_at) " +
         `VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550666', 'block', '${new Date().toISOString()}')`,
     );
-    const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "403", ANI: "14155550666" });
+    await syncLedger(account);
+    const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "603", ANI: "14155550666" });
     expect(caller.code, caller.output).toBe(0);
   });
 
@@ -203,27 +219,30 @@ describe("calls through the node", () => {
     });
   }
 
-  it("cuts a call at max_call_seconds on both sides", async () => {
+  it("cuts a call on both sides when the credit runs out (credit_exhausted)", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
-    // A plan whose price lets the balance buy three seconds, with no minimum to cover.
+    // A plan whose price lets the $5 balance buy six seconds (the least a call is admitted with),
+    // with no minimum to cover, and one port, so the one call's share is all of it.
     await stack.sql(
       "INSERT OR IGNORE INTO plans " +
         "(code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
-        "VALUES ('three-seconds', 'Three seconds', 0, 2, 100000000, 1, 0, 91)",
+        "VALUES ('six-seconds', 'Six seconds', 0, 1, 50000000, 1, 0, 91)",
     );
     await stack.sql(
-      `UPDATE customers SET plan_code = 'three-seconds', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`,
+      `UPDATE customers SET plan_code = 'six-seconds', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`,
     );
+    await syncLedger(account);
     const callee = uas("uas-hungup.xml", port);
     await pause(200);
     const started = Date.now();
     const caller = await uac(stack, account.src, "uac-callee-bye.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(5_900);
     const call = await endedCall(account);
-    expect(call).toMatchObject({ status: "completed", hangup_by: "platform", end_reason: "max_call_seconds", billsec: 3 });
+    // The ledger granted the six seconds the balance buys; the node ended the call there.
+    expect(call).toMatchObject({ status: "completed", hangup_by: "platform", end_reason: "credit_exhausted", billsec: 6 });
     expect((await account.call("/api/customer/balance")).balance).toBe(0);
   });
 
@@ -238,6 +257,7 @@ describe("calls through the node", () => {
       "INSERT INTO ani_controls (id, customer_id, ani, action, divert_destination_id, created_at) " +
         `VALUES ('${crypto.randomUUID()}', '${account.id}', '14155550100', 'divert', '${fraudDesk.id}', '${new Date().toISOString()}')`,
     );
+    await syncLedger(account);
     const callee = uas("uas.xml", divertPort);
     await pause(200);
     const caller = await uac(stack, account.src, "uac.xml");

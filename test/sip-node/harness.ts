@@ -132,6 +132,18 @@ export async function openAccount(
   };
 }
 
+/**
+ * After SQL a test ran on D1 directly (a plan, ports, a control): an API write that brings the
+ * account's ledger up to date with D1 (syncAdmissionState), since admission reads the ledger alone.
+ */
+export async function syncLedger(account: TestAccount): Promise<void> {
+  const updated = await account.call(`/api/customer/destinations/${account.destination.id}`, {
+    method: "PATCH",
+    body: { label: account.destination.label },
+  });
+  if (updated?.id !== account.destination.id) throw new Error(`ledger sync: ${JSON.stringify(updated)}`);
+}
+
 /** The account's latest call once its end has reached the Worker (the node reports it just after the last message). */
 export async function endedCall(account: TestAccount): Promise<any> {
   for (let i = 0; i < 40; i++) {
