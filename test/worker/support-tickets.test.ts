@@ -48,6 +48,13 @@ describe("POST /support/tickets", () => {
     expect((await openTicket(owner, { kind: "bug" })).ticket_no).toBe(2);
   });
 
+  it("counts tickets apart from cases", async () => {
+    const owner = await createAccount();
+    for (let i = 0; i < 3; i++) expect((await owner.client.post("/api/cases", { title: `Case ${i}` })).status).toBe(201);
+    expect((await openTicket(owner)).ticket_no).toBe(1);
+    expect((await owner.client.post("/api/cases", { title: "Next" })).body.case_no).toBe(4);
+  });
+
   it("makes a ticket with a call a dispute of that call's verdict, showing the call", async () => {
     const owner = await createAccount();
     const call = await insertCall(owner);
