@@ -106,6 +106,12 @@ const ConfigFields = z.object({
   PUBLIC_ORIGIN: z.url().optional(),
   /** Alert e-mails carry the files a rule asks for up to this many bytes together; past it, links instead. */
   ALERT_ATTACHMENT_MAX_BYTES: int(0).default(10 * 1024 * 1024),
+  /** Seconds between a webhook's attempts (ten attempts over about a day); a test stack shortens them. */
+  WEBHOOK_RETRY_DELAYS_SEC: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "comma-separated seconds")
+    .default("30,120,600,1800,3600,7200,14400,28800,28800")
+    .transform((v) => v.split(",").map(Number)),
   /** Webhooks and alert channels may post over http to loopback addresses (local development only; production: https to public addresses). */
   OUTBOUND_ALLOW_LOOPBACK: flag.default(false),
   /** The outbox readable at /dev/mail and /dev/mail.json from loopback; only `npm start` turns it on, never a deployed Worker. */

@@ -24,9 +24,8 @@ import { isUsableSecret, signedHeaders } from "./webhook-signing.ts";
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type CustomerRow = typeof customers.$inferSelect;
 
-/** Seconds to wait after each failed attempt: 10 attempts over about 23.6 hours. */
-export const RETRY_DELAYS_SEC = [30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_800, 28_800];
-export const MAX_ATTEMPTS = RETRY_DELAYS_SEC.length + 1;
+/** Seconds to wait after each failed attempt (WEBHOOK_RETRY_DELAYS_SEC): by default 10 attempts over about 23.6 hours. */
+const retryDelays = (s: Services) => s.config.WEBHOOK_RETRY_DELAYS_SEC;
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export type WebhookMessage = { type: "webhook"; delivery_id: string };
@@ -210,7 +209,7 @@ async function tryOnce(s: Services, row: DeliveryRow): Promise<AttemptOutcome> {
 /**
  * Makes attempt `attempts + 1` of a pending delivery (the queue consumer's work). The attempt's
  * log row is inserted first and is unique per attempt number, so a doubled message cannot POST
- * twice. A failure schedules the next attempt on the queue, until MAX_ATTEMPTS.
+ * twice. A failure schedules the next attempt on the queue while WEBHOOK_RETRY_DELAYS_SEC has one.
  */
 export async function attemptWebhookDelivery(s: Services, deliveryId: string, options: { retry: boolean } = { retry: true }) {
   const row = await s.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
@@ -229,7 +228,8 @@ export async function attemptWebhookDelivery(s: Services, deliveryId: string, op
     .update(webhookDeliveryAttempts)
     .set({ url: result.url, statusCode: result.statusCode, error: result.error, latencyMs: result.latencyMs })
     .where(eq(webhookDeliveryAttempts.id, claimed.id));
-  const retryIn = options.retry && !result.delivered && attempt < MAX_ATTEMPTS ? RETRY_DELAYS_SEC[attempt - 1]! : null;
+  const delays = retryDelays(s);
+  const retryIn = options.retry && !result.delivered && attempt <= delays.length ? delays[attempt - 1]! : null;
   const patch: Partial<DeliveryRow> = {
     attempts: attempt,
     statusCode: result.statusCode,
