@@ -155,7 +155,7 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   },
   channel_id: async (owner) =>
     created(
-      await owner.client.post("/api/customer/alert-channels", { kind: "slack", url: "https://hooks.slack.com/services/T/B/x" }),
+      await owner.client.post("/api/customer/alert-channels", { kind: "slack", url: "https://hooks.nowhere.invalid/T/B/x" }),
       "alert channel",
     ).id,
   delivery_id: async (owner) => {
