@@ -18,6 +18,12 @@ async function trunk(): Promise<{ owner: Session; src: string; cidr: string; fal
   return { owner, src: `${block.base}.10`, cidr: block.cidr, fallback };
 }
 
+/**
+ * These tests change the account's rows in D1 directly, around the services: the ledger's copy of
+ * the admission state is then handed over again, as every service write does.
+ */
+const resync = (owner: Session) => syncAdmissionState(testServices(), owner.account.id);
+
 const controlled = (owner: Session, ani: string, action: "block" | "divert", divertTo: string | null = null) =>
   env.DB.prepare(
     "INSERT INTO ani_controls (id, customer_id, ani, action, divert_destination_id, reason, created_at) VALUES (?, ?, ?, ?, ?, 'test', ?)",
@@ -55,6 +61,7 @@ describe("who may call", () => {
   it("refuses a suspended account with 403 and records the call", async () => {
     const { owner, src } = await trunk();
     await env.DB.prepare("UPDATE customers SET status = 'suspended' WHERE id = ?").bind(owner.account.id).run();
+    await resync(owner);
     const res = await node.admit({ src_ip: src, dialed: "14155550123" });
     expect(res.body).toMatchObject({ decision: "reject", sip_code: 403, reason: "account_suspended" });
     expect(await callRow(res.body.call_id)).toMatchObject({ status: "rejected", sip_code: 403, customer_id: owner.account.id });
@@ -136,6 +143,7 @@ describe("route choice", () => {
     const honeypot = await addDestination(owner, { host: "ivr.fraud-team.test" });
     await controlled(owner, "14155550666", "block");
     await controlled(owner, "14155550777", "divert", honeypot.id);
+    await resync(owner);
 
     const blocked = await node.admit({ src_ip: src, ani: "+1 415 555 0666", dialed: "442079460000" });
     expect(blocked.body).toMatchObject({ decision: "reject", sip_code: 603, reason: "controlled_number_blocked" });
@@ -145,7 +153,7 @@ describe("route choice", () => {
     expect(diverted.body).toMatchObject({ decision: "admit", route: "divert", destination: { id: honeypot.id } });
 
     await env.DB.prepare("UPDATE ani_controls SET released_at = ? WHERE ani = ?").bind(new Date().toISOString(), "14155550666").run();
-    await syncAdmissionState(testServices(), owner.account.id);
+    await resync(owner);
     expect((await node.admit({ src_ip: src, ani: "+14155550666", dialed: "442079460000" })).body.decision).toBe("admit");
   });
 
@@ -172,6 +180,7 @@ describe("ports and credit", () => {
   it("admits exactly 10 of 200 simultaneous INVITEs on an account with 10 ports", async () => {
     const { owner, src } = await trunk();
     await env.DB.prepare("UPDATE customers SET ports_override = 10 WHERE id = ?").bind(owner.account.id).run();
+    await resync(owner);
     // Enough credit that ports, not money, are what runs out (each call sets aside up to 4 hours).
     await env.ACCOUNT_LEDGER.get(env.ACCOUNT_LEDGER.idFromName(owner.account.id)).credit({
       entryId: "topup",
@@ -199,6 +208,7 @@ describe("ports and credit", () => {
   it("answers 402 when the pilot is over and the balance cannot cover a call's shortest grant (6 s)", async () => {
     const { owner, src } = await trunk();
     await env.DB.prepare("UPDATE customers SET pilot_ends_at = ? WHERE id = ?").bind("2020-01-01T00:00:00.000Z", owner.account.id).run();
+    await resync(owner);
     const ledger = env.ACCOUNT_LEDGER.get(env.ACCOUNT_LEDGER.idFromName(owner.account.id));
     // $0.001 left: 5 s at $0.012 a minute, shared by the 2 ports: 2 s a call.
     await ledger.debit({ entryId: "drain", type: "adjustment", amountMicros: 4_999_000, createdAt: new Date().toISOString() });
@@ -218,6 +228,7 @@ describe("call events", () => {
   it("moves a call through ringing and answered to completed, tops its credit up as it goes, and charges it once", async () => {
     const { owner, src } = await trunk();
     await env.DB.prepare("UPDATE customers SET pilot_ends_at = ? WHERE id = ?").bind("2020-01-01T00:00:00.000Z", owner.account.id).run();
+    await resync(owner);
     const { body: ticket } = await node.admit({ src_ip: src, dialed: "14155550123" });
     // Credit is held a 60-second slice at a time.
     expect(ticket.granted_seconds).toBe(60);
