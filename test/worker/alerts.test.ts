@@ -146,6 +146,16 @@ describe("POST /customer/alert-rules/{id}/test", () => {
     });
   });
 
+  it("answers 409 no_delivery when e-mail is off and the rule's only channel is disabled", async () => {
+    const owner = await createAccount();
+    const channel = await addChannel(owner);
+    const rule = await addRule(owner, { channel_ids: [channel.id], email_enabled: false });
+    await owner.client.patch(`/api/customer/alert-channels/${channel.id}`, { enabled: false });
+    const { services, outbound } = deliveryServices();
+    await expect(testAlertRule(services, await principalOf(owner), rule.id)).rejects.toMatchObject({ detail: "no_delivery" });
+    expect(outbound.posts).toEqual([]);
+  });
+
   it("e-mails the account's address and posts a connection test to each channel", async () => {
     const owner = await createAccount();
     const channel = await addChannel(owner, { label: "#fraud" });

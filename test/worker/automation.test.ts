@@ -103,6 +103,11 @@ describe("automation rules", () => {
       divert_destination_id: honeypot.id,
     });
     expect(diverting.body).toMatchObject({ action: "divert", divert_destination_id: honeypot.id, duration_hours: 24 });
+    const foreign = await addDestination(await createAccount());
+    expect(await owner.client.patch(`/api/automation/rules/${rule.id}`, { divert_destination_id: foreign.id })).toMatchObject({
+      status: 404,
+      body: { detail: "divert destination not found" },
+    });
     const cleared = await owner.client.patch(`/api/automation/rules/${rule.id}`, { clear_duration: true, min_probability: 75 });
     expect(cleared.body).toMatchObject({ duration_hours: null, min_probability: 75, action: "divert" });
     const blocking = await owner.client.patch(`/api/automation/rules/${rule.id}`, { action: "block" });
