@@ -33,3 +33,8 @@ export type CaseStatus = (typeof CASE_STATUSES)[number];
 export type CaseSeverity = (typeof CASE_SEVERITIES)[number];
 export type TicketKind = (typeof TICKET_KINDS)[number];
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+/** Proof of control of a whitelist entry's range (issue 20, finding 4). */
+export const WHITELIST_PROOFS = ["none", "proven", "approved"] as const;
+/** A whitelist entry beside other accounts' claims: first, second (waits for proof), displaced. */
+export const WHITELIST_STANDINGS = ["first", "second", "displaced"] as const;

@@ -26,6 +26,21 @@ export const whitelistIps = sqliteTable(
     dialPrefix: text("dial_prefix"),
     destinationId: text("destination_id"),
     enabled: bool("enabled").notNull().default(true),
+    /**
+     * Proof of control (docs/decisions.md, "Security", finding 4): none | proven (the account read
+     * back the code our OPTIONS answer carried to an address in the range) | approved (a platform
+     * administrator).
+     */
+    proof: text("proof").notNull().default("none"),
+    /** Random per entry; the proof code is an HMAC of the entry id and this. */
+    proofNonce: text("proof_nonce").notNull().default(""),
+    provenAt: timestamp("proven_at"),
+    /**
+     * first: no other account claimed an overlapping range when this was made | second: another
+     * account's unproven claim overlapped it (admits calls once proven) | displaced: another account
+     * proved control of an overlapping range.
+     */
+    standing: text("standing").notNull().default("first"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

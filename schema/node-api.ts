@@ -244,6 +244,12 @@ export const WhitelistSnapshot = z.object({
   version: z.number().int(),
   /** Absent when `since` was already the current version. Ranges of different accounts never overlap. */
   ranges: z.array(z.object({ start: z.string().length(32), end: z.string().length(32), customer_id: z.uuid().optional() })).optional(),
+  /**
+   * Entries awaiting proof of control (they may overlap ranges and each other): an OPTIONS from an
+   * address inside one is answered 200 with its code in X-Call-Shield-Proof, even when the address
+   * is in no range. Nothing else from such an address is answered.
+   */
+  proofs: z.array(z.object({ start: z.string().length(32), end: z.string().length(32), code: z.string().min(1).max(64) })).optional(),
 });
 export type WhitelistSnapshot = z.infer<typeof WhitelistSnapshot>;
 

@@ -186,6 +186,7 @@ const BODIES: Record<string, unknown> = {
   "PATCH /customer/users/{user_id}": { name: "Renamed" },
   "PATCH /customer/destinations/{dest_id}": { label: "Renamed" },
   "PATCH /customer/ips/{ip_id}": { label: "Renamed" },
+  "POST /customer/ips/{ip_id}/verify": { code: "0000000000000000" },
   "PATCH /customer/routing-rules/{rule_id}": { label: "Renamed" },
   "PATCH /automation/rules/{rule_id}": { name: "Renamed" },
   "PATCH /customer/alert-rules/{rule_id}": { name: "Renamed" },
@@ -201,6 +202,14 @@ const BODIES: Record<string, unknown> = {
 
 /** What the owner gets other than success for the same request, and why it is not a refusal of the owner. */
 const OWNER_ANSWERS: Record<string, { status: number; reason: string }> = {
+  "POST /customer/ips/{ip_id}/verify": {
+    status: 422,
+    reason: "the right code comes only in our answer to an OPTIONS from the range; a wrong one is 422 naming code, after the lookup",
+  },
+  "POST /admin/ips/{ip_id}/approve": {
+    status: 403,
+    reason: "approving a whitelist range is for platform administrators, and the entry's owner is a customer",
+  },
   "POST /customer/alert-rules/{rule_id}/test": {
     status: 409,
     reason: "the factory's rule delivers by e-mail only, and the tests' Worker has no mail service configured (no_delivery)",
@@ -238,6 +247,29 @@ const EXCEPTIONS: Record<string, { status: number; reason: string }> = {
     ["BearerAuth", "ApiKeyAuth"].map((scheme) => [
       `POST /admin/support/tickets/{ticket_id}/messages via ${scheme}`,
       { status: 403, reason: "only a platform administrator may answer as the service team (admin_required), before any lookup" },
+    ]),
+  ),
+  // Credential management takes a portal session (issue 20, finding 5): any API key is refused first.
+  ...Object.fromEntries(
+    [
+      "PATCH /auth/passkeys/{passkey_id}",
+      "DELETE /auth/passkeys/{passkey_id}",
+      "DELETE /auth/passkeys/members/{user_id}",
+      "DELETE /auth/api-keys/{key_id}",
+      "PATCH /customer/users/{user_id}",
+      "POST /customer/users/{user_id}/resend-invite",
+    ].map((operation) => [
+      `${operation} via ApiKeyAuth`,
+      {
+        status: 403,
+        reason: "credentials are managed from a portal session, never with an API key (portal_session_required), before any lookup",
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    ["BearerAuth", "ApiKeyAuth"].map((scheme) => [
+      `POST /admin/ips/{ip_id}/approve via ${scheme}`,
+      { status: 403, reason: "only a platform administrator may approve a whitelist range (admin_required), before any lookup" },
     ]),
   ),
   "GET /calls/{call_id}/recording via RecordingToken": {

@@ -2,13 +2,18 @@
 // TrunkRegistry that keeps address space of different accounts from overlapping.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { overlaps, parseCidr, type Cidr } from "../../schema/cidr.ts";
+import { ipToHex, overlaps, parseCidr, type Cidr } from "../../schema/cidr.ts";
+import type { WhitelistSnapshot } from "../../schema/node-api.ts";
+import { loadConfig } from "../../worker/env.ts";
+import { accountHolding, admissionStateOf } from "../../worker/services/admission-state.ts";
+import { proofCode } from "../../worker/services/whitelist-proof.ts";
 import type { Registry } from "../../worker/services/context.ts";
 import { Unavailable } from "../../worker/services/errors.ts";
 import { createIpEntry, deleteIpEntry, updateIpEntry } from "../../worker/services/whitelist.ts";
 import { request } from "./client.ts";
-import { createAccount, principalOf, testServices, type Session } from "./fixtures.ts";
+import { createAccount, latestMailTo, makePlatformAdmin, principalOf, testServices, type Session } from "./fixtures.ts";
 import { addWhitelistEntry, insertDestination, registry, v4Block, v4Wide, v6Block } from "./network-fixtures.ts";
+import { node } from "./node-client.ts";
 
 const OVERLAP = { detail: "CIDR overlaps a range registered to another account" };
 const EXISTS = { detail: "Entry already exists" };
@@ -46,7 +51,21 @@ describe("POST /customer/ips", () => {
     const { cidr } = v4Block();
     const res = await owner.client.post("/api/customer/ips", { cidr });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(["cidr", "created_at", "destination_id", "dial_prefix", "enabled", "id", "label"]);
+    // The spec's fields, and our proof-of-control extension.
+    expect(Object.keys(res.body).sort()).toEqual([
+      "admits_calls",
+      "cidr",
+      "created_at",
+      "destination_id",
+      "dial_prefix",
+      "enabled",
+      "id",
+      "label",
+      "pending_reason",
+      "verification",
+      "verified_at",
+    ]);
+    expect(res.body).toMatchObject({ admits_calls: true, pending_reason: null, verification: "unverified", verified_at: null });
     expect(res.body).toMatchObject({ cidr, label: null, dial_prefix: null, destination_id: null, enabled: true });
     expect(res.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
     expect(Date.parse(res.body.created_at)).toBeGreaterThan(Date.now() - 60_000);
@@ -271,14 +290,22 @@ describe("PATCH /customer/ips/{ip_id}", () => {
       enabled: false,
     });
     expect(changed.status).toBe(200);
-    expect(changed.body).toEqual({ ...entry, label: "new", dial_prefix: "0044", destination_id: d2.id, enabled: false });
+    expect(changed.body).toEqual({
+      ...entry,
+      label: "new",
+      dial_prefix: "0044",
+      destination_id: d2.id,
+      enabled: false,
+      admits_calls: false,
+      pending_reason: "disabled",
+    });
     expect((await owner.client.get("/api/customer/ips")).body).toEqual([changed.body]);
     const after = (await rowById(entry.id))!;
     expect(after).toMatchObject({ cidr: before.cidr, range_start: before.range_start, range_end: before.range_end });
 
     // Only the fields sent change; null clears.
     const partial = await owner.client.patch(`/api/customer/ips/${entry.id}`, { enabled: true });
-    expect(partial.body).toEqual({ ...changed.body, enabled: true });
+    expect(partial.body).toEqual({ ...changed.body, enabled: true, admits_calls: true, pending_reason: null });
     const cleared = await owner.client.patch(`/api/customer/ips/${entry.id}`, { label: null, dial_prefix: null, destination_id: null });
     expect(cleared.body).toEqual({ ...entry, label: null, dial_prefix: null, destination_id: null, enabled: true });
     await expectRegistryAgrees(owner);
@@ -487,6 +514,7 @@ describe("a registry that cannot be reached in time", () => {
       released,
       claim: () => never,
       touch: () => never,
+      prove: () => never,
       version: () => never,
       release: async (entryId: string) => {
         released.push(entryId);
@@ -517,6 +545,7 @@ describe("a registry that cannot be reached in time", () => {
       },
       touch: async () => ({ version: 0 }),
       release: async () => ({ version: 0 }),
+      prove: async () => ({ ok: false, reason: "unknown_entry" }),
       version: async () => 0,
     };
     const res = createIpEntry(testServices({ registry: failing, registryTimeoutMs: 50 }), await principalOf(owner), {
@@ -537,5 +566,122 @@ describe("a registry that cannot be reached in time", () => {
     await expect(updateIpEntry(services, principal, entry.id, { label: "x" })).rejects.toEqual(new Unavailable("Whitelist busy, retry"));
     expect((await owner.client.delete(`/api/customer/ips/${entry.id}`)).status).toBe(204);
     await expectRegistryAgrees(owner);
+  });
+});
+
+describe("proof of control (issue 20, finding 4)", () => {
+  const snapshot = async () => (await node.get("/whitelist?since=-1")).body as WhitelistSnapshot;
+  /** What the node's 200 to an OPTIONS from `ip` carries in X-Call-Shield-Proof: the codes of every unproven range holding it. */
+  const proofHeaderFor = async (ip: string) => {
+    const hex = ipToHex(ip)!;
+    return (await snapshot())
+      .proofs!.filter((p) => p.start <= hex && hex <= p.end)
+      .map((p) => p.code)
+      .join(", ");
+  };
+  const rangesHolding = async (ip: string) => {
+    const hex = ipToHex(ip)!;
+    return (await snapshot()).ranges!.filter((r) => r.start <= hex && hex <= r.end).map((r) => r.customer_id);
+  };
+
+  it("lets a proven claim displace a squatter's: the squatter's calls from the range stop and it is told by mail", async () => {
+    const squatter = await createAccount();
+    const carrier = await createAccount();
+    const { base, cidr } = v4Block();
+    const squatted = await addWhitelistEntry(squatter, cidr);
+    expect(squatted).toMatchObject({ admits_calls: true, verification: "unverified" });
+    expect(await rangesHolding(`${base}.7`)).toEqual([squatter.account.id]);
+    expect(await accountHolding(testServices().db, `${base}.7`)).toBe(squatter.account.id);
+
+    // The spec's answer stands; contesting is asked for.
+    expect((await carrier.client.post("/api/customer/ips", { cidr })).status).toBe(409);
+    const contested = await addWhitelistEntry(carrier, cidr, { contest: true });
+    expect(contested).toMatchObject({ admits_calls: false, verification: "unverified" });
+    expect(contested.pending_reason).toMatch(/overlaps another account's unproven claim/);
+    expect(await rangesHolding(`${base}.7`)).toEqual([squatter.account.id]);
+
+    // A wrong code changes nothing.
+    const wrong = await carrier.client.post(`/api/customer/ips/${contested.id}/verify`, { code: "0000000000000000" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.detail[0].loc).toEqual(["body", "code"]);
+
+    // The carrier's SBC sends an OPTIONS from the range; our answer's header goes to the carrier.
+    const header = await proofHeaderFor(`${base}.7`);
+    const verified = await carrier.client.post(`/api/customer/ips/${contested.id}/verify`, { code: header });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    expect(verified.body).toMatchObject({ admits_calls: true, pending_reason: null, verification: "verified" });
+    expect(verified.body.verified_at).not.toBeNull();
+
+    const [displaced] = (await squatter.client.get("/api/customer/ips")).body;
+    expect(displaced).toMatchObject({ id: squatted.id, admits_calls: false });
+    expect(displaced.pending_reason).toMatch(/^displaced/);
+    expect(await latestMailTo(squatter.email)).toContain(cidr);
+    expect(await rangesHolding(`${base}.7`)).toEqual([carrier.account.id]);
+    expect(await accountHolding(testServices().db, `${base}.7`)).toBe(carrier.account.id);
+    // The squatter's account admits nothing from the range any more.
+    expect((await admissionStateOf(testServices().db, squatter.account.id))!.entries).toEqual([]);
+    expect((await admissionStateOf(testServices().db, carrier.account.id))!.entries.map((e) => e.id)).toEqual([contested.id]);
+
+    // The squatter cannot take it back, even holding its own code, nor claim over a proven range.
+    const squatterCode = await proofCode(loadConfig(env), squatted.id, ((await rowById(squatted.id)) as any).proof_nonce);
+    const back = await squatter.client.post(`/api/customer/ips/${squatted.id}/verify`, { code: squatterCode });
+    expect(back.status).toBe(409);
+    expect(back.body).toEqual({ detail: "Another account has proven control of an overlapping range" });
+    const again = await squatter.client.post("/api/customer/ips", { cidr: `${base}.0/25`, contest: true });
+    expect(again.status).toBe(409);
+  });
+
+  it("admits a range wider than /24 only once verified or approved by an administrator", async () => {
+    const owner = await createAccount();
+    const wide = v4Wide();
+    const base = wide.split(".").slice(0, 2).join(".");
+    const entry = await addWhitelistEntry(owner, wide);
+    expect(entry).toMatchObject({ admits_calls: false, verification: "unverified" });
+    expect(entry.pending_reason).toMatch(/wider than \/24/);
+    expect(await rangesHolding(`${base}.9.9`)).toEqual([]);
+    expect((await proofHeaderFor(`${base}.9.9`)).length).toBeGreaterThan(0);
+
+    expect((await owner.client.post(`/api/admin/ips/${entry.id}/approve`)).status).toBe(403);
+    const admin = await createAccount();
+    await makePlatformAdmin(admin);
+    const approved = await admin.client.post(`/api/admin/ips/${entry.id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ id: entry.id, admits_calls: true, verification: "approved" });
+    expect(await rangesHolding(`${base}.9.9`)).toEqual([owner.account.id]);
+    expect(await proofHeaderFor(`${base}.9.9`)).toBe("");
+  });
+
+  it("caps an account at 100 entries (409), storing nothing more", async () => {
+    const owner = await createAccount();
+    const statements = Array.from({ length: 100 }, (_, i) =>
+      env.DB.prepare(
+        "INSERT INTO whitelist_ips (id, customer_id, cidr, ip_version, range_start, range_end, enabled, created_at, updated_at) VALUES (?, ?, ?, 4, ?, ?, 1, ?, ?)",
+      ).bind(
+        crypto.randomUUID(),
+        owner.account.id,
+        `192.0.2.${i}/32`,
+        `cap-${i}`,
+        `cap-${i}`,
+        new Date().toISOString(),
+        new Date().toISOString(),
+      ),
+    );
+    await env.DB.batch(statements);
+    const res = await owner.client.post("/api/customer/ips", { cidr: v4Block().cidr });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ detail: "Maximum number of IP entries reached" });
+    expect(await rowsOf(owner)).toHaveLength(100);
+  });
+
+  it("limits whitelist writes to 30 a minute per account (429 with Retry-After)", async () => {
+    const owner = await createAccount();
+    const entry = await addWhitelistEntry(owner, v4Block().cidr);
+    const statuses = [];
+    for (let i = 0; i < 30; i++) statuses.push((await owner.client.patch(`/api/customer/ips/${entry.id}`, { label: `n${i}` })).status);
+    expect(statuses.slice(0, 29).every((s) => s === 200)).toBe(true);
+    expect(statuses[29]).toBe(429);
+    const refused = await owner.client.post("/api/customer/ips", { cidr: v4Block().cidr });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 });

@@ -1,17 +1,33 @@
 // The ranges SIP nodes pre-filter sources with, so a stranger's INVITE costs no round trip.
 // Nodes poll with the version they hold; an unchanged version answers without the ranges. Each
 // range names its account, so the node asks that account's ledger alone at admission.
-import { eq } from "drizzle-orm";
+//
+// Only entries that admit calls (admitsCalls) are ranges: an unproven wide claim, or one made over
+// another account's claim, does not open the node's stranger filter. Entries awaiting proof come
+// as `proofs`, each with its code, which the node puts in its answer to an OPTIONS from inside.
+import { ne } from "drizzle-orm";
 import type { WhitelistSnapshot } from "../../schema/node-api.ts";
 import { whitelistIps } from "../../schema/network.ts";
 import type { Services } from "../services/context.ts";
+import { admitsCalls } from "../services/whitelist.ts";
+import { proofCode } from "../services/whitelist-proof.ts";
 
-export async function whitelistSnapshot({ registry, db }: Services, since: number): Promise<WhitelistSnapshot> {
+export async function whitelistSnapshot({ registry, db, config }: Services, since: number): Promise<WhitelistSnapshot> {
   const version = await registry.version();
   if (since === version) return { version };
-  const ranges = await db
-    .selectDistinct({ start: whitelistIps.rangeStart, end: whitelistIps.rangeEnd, customer_id: whitelistIps.customerId })
-    .from(whitelistIps)
-    .where(eq(whitelistIps.enabled, true));
-  return { version, ranges };
+  const rows = await db.select().from(whitelistIps).where(ne(whitelistIps.standing, "displaced"));
+  const ranges = new Map<string, { start: string; end: string; customer_id: string }>();
+  for (const row of rows.filter(admitsCalls)) {
+    ranges.set(`${row.rangeStart}-${row.rangeEnd}-${row.customerId}`, {
+      start: row.rangeStart,
+      end: row.rangeEnd,
+      customer_id: row.customerId,
+    });
+  }
+  const proofs = await Promise.all(
+    rows
+      .filter((row) => row.proof === "none")
+      .map(async (row) => ({ start: row.rangeStart, end: row.rangeEnd, code: await proofCode(config, row.id, row.proofNonce) })),
+  );
+  return { version, ranges: [...ranges.values()], proofs };
 }

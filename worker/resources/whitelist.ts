@@ -23,8 +23,35 @@ export const IpEntrySchema = z
     destination_id: z.uuid().nullable(),
     enabled: z.boolean(),
     created_at: z.string().openapi({ format: "date-time" }),
+    // Proof of control: our extension of the spec's IP entry (docs/decisions.md, "Security").
+    admits_calls: z.boolean().openapi({
+      description:
+        "Our extension. Whether calls from the range are admitted now: a range /24 (IPv6 /48) or narrower at once, " +
+        "a wider one or one over another account's unproven claim once verified or approved",
+    }),
+    pending_reason: z.string().nullable().openapi({ description: "Our extension. Why the entry admits no calls; null when it does" }),
+    verification: z.enum(["unverified", "verified", "approved"]).openapi({
+      description: "Our extension. Proof of control: verified by the code of our OPTIONS answer, or approved by the platform",
+    }),
+    verified_at: z.string().nullable().openapi({ format: "date-time", description: "Our extension" }),
   })
   .openapi("IpEntry");
+
+export const VerifyIpEntrySchema = z
+  .object({
+    code: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({
+        description:
+          "The X-Call-Shield-Proof header of our answer to a SIP OPTIONS sent from an address of the range (one code, " +
+          "or the header's whole value when it lists several)",
+        example: "7K2M9QX4DV1T8HNB",
+      }),
+  })
+  .openapi("VerifyIpEntry");
 
 export const CreateIpEntrySchema = z
   .object({
@@ -39,6 +66,14 @@ export const CreateIpEntrySchema = z
     dial_prefix: dialPrefix,
     destination_id: z.uuid().nullable().optional(),
     enabled: z.boolean().default(true),
+    contest: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          "Our extension. When the range overlaps another account's unverified entry: make the entry anyway (instead " +
+          "of 409); it admits calls once verified, and verifying it displaces the other entry",
+      }),
   })
   .openapi("CreateIpEntry");
 

@@ -12,6 +12,7 @@ import { destinations, routingRules, whitelistIps } from "../../schema/network.t
 import type { Db } from "../lib/db.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Services } from "./context.ts";
+import { admitsCalls } from "./whitelist.ts";
 
 /** Brings the account's admission state in its Durable Object up to date with D1. */
 export async function syncAdmissionState(services: Services, customerId: string): Promise<void> {
@@ -23,13 +24,12 @@ export async function syncAdmissionState(services: Services, customerId: string)
 export async function accountHolding(db: Db, srcIp: string): Promise<string | null> {
   const ip = ipToHex(srcIp);
   if (!ip) return null;
-  const row = await db
-    .select({ customerId: whitelistIps.customerId })
+  const rows = await db
+    .select()
     .from(whitelistIps)
-    .where(and(lte(whitelistIps.rangeStart, ip), gte(whitelistIps.rangeEnd, ip), eq(whitelistIps.enabled, true)))
-    .limit(1)
-    .get();
-  return row?.customerId ?? null;
+    .where(and(lte(whitelistIps.rangeStart, ip), gte(whitelistIps.rangeEnd, ip), eq(whitelistIps.enabled, true)));
+  // Several accounts may claim an address (one proven or first, others waiting): the one admitting calls.
+  return rows.find(admitsCalls)?.customerId ?? null;
 }
 
 /** Everything admission reads for one account, from D1 in one batch; null when the account is gone. */
@@ -80,7 +80,8 @@ export async function admissionStateOf(db: Db, customerId: string): Promise<Admi
       pilotEndsAt: customer.pilotEndsAt,
       pilotMinutesLimit: customer.pilotMinutesLimit,
     },
-    entries: entries.map((e) => ({
+    // Only entries that admit calls now (proof of control: worker/services/whitelist.ts).
+    entries: entries.filter(admitsCalls).map((e) => ({
       id: e.id,
       rangeStart: e.rangeStart,
       rangeEnd: e.rangeEnd,

@@ -3,7 +3,7 @@
 // they never see Hono's context, a request, or the raw bindings.
 import type { HubCommand } from "../../schema/node-api.ts";
 import type { HubOutcome } from "../../durable-objects/node-hub.ts";
-import type { ClaimInput, ClaimResult } from "../../durable-objects/trunk-registry.ts";
+import type { ClaimInput, ClaimResult, ProveResult } from "../../durable-objects/trunk-registry.ts";
 import type { Bindings, Config } from "../env.ts";
 import { database, type Db } from "../lib/db.ts";
 import { hubFor, ledgerFor, limiterFor, registryFor, type LedgerStub, type LimiterStub } from "../lib/durable-objects.ts";
@@ -21,6 +21,8 @@ export type Registry = {
   claim(input: ClaimInput): Promise<ClaimResult>;
   release(entryId: string): Promise<{ version: number }>;
   touch(): Promise<{ version: number }>;
+  /** Proof of control of an entry's range: marks its claim proven and names the claims it displaced. */
+  prove(entryId: string): Promise<ProveResult>;
   /** Moves on every change; nodes poll it to know when to fetch the ranges again. */
   version(): Promise<number>;
 };

@@ -2,8 +2,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
-import { CreateIpEntrySchema, IpEntrySchema, IpIdParam, NetworkInfoSchema, UpdateIpEntrySchema } from "../../resources/whitelist.ts";
-import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry } from "../../services/whitelist.ts";
+import {
+  CreateIpEntrySchema,
+  IpEntrySchema,
+  IpIdParam,
+  NetworkInfoSchema,
+  UpdateIpEntrySchema,
+  VerifyIpEntrySchema,
+} from "../../resources/whitelist.ts";
+import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry, verifyIpEntry } from "../../services/whitelist.ts";
 
 const tags = ["Trunk"];
 
@@ -35,10 +42,28 @@ const createIpRoute = createRoute({
   summary: "Whitelist a source address or range",
   description:
     "A range may overlap the account's own entries (one per sub-customer, told apart by dial_prefix), " +
-    "never a range registered to another account.",
+    "never a range registered to another account (409). With `contest` (our extension) a range over another " +
+    "account's unverified entry is made but admits calls only once verified (POST /customer/ips/{ip_id}/verify). " +
+    "At most 100 entries; " +
+    "whitelist changes are limited to 30 a minute (429).",
   ...authenticated,
   request: jsonRequest(CreateIpEntrySchema),
-  responses: { 201: jsonBody(IpEntrySchema, "Whitelisted"), ...errors(401, 404, 409, 422, 503) },
+  responses: { 201: jsonBody(IpEntrySchema, "Whitelisted"), ...errors(401, 404, 409, 422, 429, 503) },
+});
+
+const verifyIpRoute = createRoute({
+  method: "post",
+  path: "/customer/ips/{ip_id}/verify",
+  tags,
+  summary: "Prove control of the range (our extension)",
+  description:
+    "Send a SIP OPTIONS to the ingress from an address of the range: our 200 carries a code in X-Call-Shield-Proof, " +
+    "which only a receiver at that address can read. Entering it here verifies the entry: it admits calls whatever its " +
+    "width, and other accounts' unverified overlapping entries stop admitting calls (their owners are told by mail). " +
+    "422 when the code does not match; 409 when another account verified an overlapping range first.",
+  ...authenticated,
+  request: { params: IpIdParam, ...jsonRequest(VerifyIpEntrySchema) },
+  responses: { 200: jsonBody(IpEntrySchema, "Verified"), ...errors(401, 404, 409, 422, 429, 503) },
 });
 
 const updateIpRoute = createRoute({
@@ -49,7 +74,7 @@ const updateIpRoute = createRoute({
   description: "The CIDR itself cannot be changed: delete the entry and add the new range.",
   ...authenticated,
   request: { params: IpIdParam, ...jsonRequest(UpdateIpEntrySchema) },
-  responses: { 200: jsonBody(IpEntrySchema, "Changed"), ...errors(401, 404, 409, 422, 503) },
+  responses: { 200: jsonBody(IpEntrySchema, "Changed"), ...errors(401, 404, 409, 422, 429, 503) },
 });
 
 const deleteIpRoute = createRoute({
@@ -59,7 +84,7 @@ const deleteIpRoute = createRoute({
   summary: "Remove a whitelisted address; the range is free for others at once",
   ...authenticated,
   request: { params: IpIdParam },
-  responses: { ...noContent("Removed"), ...errors(401, 404, 503) },
+  responses: { ...noContent("Removed"), ...errors(401, 404, 429, 503) },
 });
 
 export function registerWhitelist(api: Api) {
@@ -70,6 +95,9 @@ export function registerWhitelist(api: Api) {
   api.openapi(createIpRoute, async (c) => c.json(await createIpEntry(c.var.services, c.var.principal, c.req.valid("json")), 201));
   api.openapi(updateIpRoute, async (c) =>
     c.json(await updateIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id, c.req.valid("json")), 200),
+  );
+  api.openapi(verifyIpRoute, async (c) =>
+    c.json(await verifyIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id, c.req.valid("json")), 200),
   );
   api.openapi(deleteIpRoute, async (c) => {
     await deleteIpEntry(c.var.services, c.var.principal, c.req.valid("param").ip_id);
