@@ -332,6 +332,15 @@ describe("call events", () => {
     expect(await callRow(stray)).toBeNull();
   });
 
+  it("takes a heartbeat naming more calls than the 64 KiB body limit holds (1,500 calls, about 130 KB)", async () => {
+    const { owner } = await trunk();
+    const live = Array.from({ length: 1_500 }, () => ({ call_id: crypto.randomUUID(), customer_id: owner.account.id }));
+    expect(JSON.stringify(live).length).toBeGreaterThan(64 * 1024);
+    const res = await node.report({ live });
+    expect(res.status).toBe(200);
+    expect(res.body.ended).toHaveLength(1_500);
+  });
+
   it("refuses a report that is not the contract, naming the field", async () => {
     const res = await node.report({
       events: [{ call_id: "not-a-uuid", customer_id: crypto.randomUUID(), seq: 1, event: { type: "ringing" } }],
