@@ -158,6 +158,8 @@ export class B2bua implements TransactionUser {
    */
   admits(request: SipRequest, from: Endpoint): boolean {
     if (this.options.whitelist.contains(from.address)) return true;
+    // An OPTIONS from a range awaiting proof of control is answered with the proof (and nothing else is).
+    if (request.method === "OPTIONS" && this.options.whitelist.proofCodesFor(from.address).length > 0) return true;
     const toTag = parseNameAddr(header(request, "To") ?? "").tag;
     return toTag !== null && this.dialogs.has(`${header(request, "Call-ID")}|${toTag}`);
   }
@@ -193,8 +195,17 @@ export class B2bua implements TransactionUser {
       void session.start().catch((err: unknown) => callLog(header(request, "Call-ID") ?? "", (line) => this.log(line)).error(String(err)));
       return;
     }
-    const status = request.method === "OPTIONS" ? 200 : toTag ? 481 : 405;
-    tx.respond(responseTo(request, status, reasonPhrase(status), status === 200 ? "options" : undefined));
+    if (request.method === "OPTIONS") return tx.respond(this.optionsAnswer(request, from));
+    const status = toTag ? 481 : 405;
+    tx.respond(responseTo(request, status, reasonPhrase(status)));
+  }
+
+  /** 200 to an OPTIONS; from a range awaiting proof of control it carries the codes (X-Call-Shield-Proof). */
+  private optionsAnswer(request: SipRequest, from: Endpoint) {
+    const response = responseTo(request, 200, reasonPhrase(200), "options");
+    const codes = this.options.whitelist.proofCodesFor(from.address);
+    if (codes.length > 0) response.headers.push(["X-Call-Shield-Proof", codes.join(", ")]);
+    return response;
   }
 
   /** 503 with Retry-After (RFC 3261 §21.5.4): the peer's other routes can take the call. */

@@ -6,10 +6,13 @@ import { ipToHex } from "../../schema/cidr.ts";
 import type { WorkerClient } from "./worker-client.ts";
 
 type Range = { start: string; end: string; customer_id?: string | undefined };
+/** A range whose account has not proven control yet, and the code that proves it. */
+type Proof = { start: string; end: string; code: string };
 
 export class WhitelistFilter {
   version = -1;
   private ranges: Range[] = [];
+  private proofs: Proof[] = [];
 
   contains(address: string): boolean {
     return this.rangeOf(address) !== undefined;
@@ -18,6 +21,18 @@ export class WhitelistFilter {
   /** The account whose range holds `address` (ranges of different accounts never overlap); undefined when none, or unknown. */
   accountOf(address: string): string | undefined {
     return this.rangeOf(address)?.customer_id;
+  }
+
+  /**
+   * The proof codes of the unproven entries holding `address` (issue 20, finding 4): our answer to
+   * an OPTIONS from it carries them, and only a party receiving at that address reads them. Few
+   * entries await proof at a time, so a scan is enough.
+   */
+  proofCodesFor(address: string): string[] {
+    if (this.proofs.length === 0) return [];
+    const ip = ipToHex(address);
+    if (!ip) return [];
+    return this.proofs.filter((p) => p.start <= ip && ip <= p.end).map((p) => p.code);
   }
 
   private rangeOf(address: string): Range | undefined {
@@ -40,7 +55,8 @@ export class WhitelistFilter {
    * accounts are kept apart (the Worker never lets them overlap; if it ever did, the overlap
    * would be served by the earlier range and no account named wrongly by a merge).
    */
-  replace(version: number, ranges: Range[]): void {
+  replace(version: number, ranges: Range[], proofs: Proof[] = []): void {
+    this.proofs = proofs.map((p) => ({ ...p }));
     const sorted = [...ranges].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
     const merged: Range[] = [];
     for (const r of sorted) {
@@ -59,7 +75,7 @@ export class WhitelistFilter {
   /** Asks the Worker for changes since the version held. */
   async refresh(worker: Pick<WorkerClient, "whitelist">): Promise<void> {
     const snapshot = await worker.whitelist(this.version);
-    if (snapshot.ranges) this.replace(snapshot.version, snapshot.ranges);
+    if (snapshot.ranges) this.replace(snapshot.version, snapshot.ranges, snapshot.proofs ?? []);
   }
 }
 
