@@ -22,6 +22,7 @@ import * as passkeys from "./api/passkeys/index.ts";
 import * as profile from "./api/profile/index.ts";
 import { renderError } from "./api/render-error.ts";
 import * as routing from "./api/routing/index.ts";
+import * as settings from "./api/settings/index.ts";
 import * as shares from "./api/shares/index.ts";
 import * as support from "./api/support/index.ts";
 import * as users from "./api/users/index.ts";
@@ -47,6 +48,7 @@ const AREAS: { register(api: Api): void }[] = [
   apiKeys,
   users,
   profile,
+  settings,
   admin,
   billing,
   destinations,

@@ -25,6 +25,11 @@ export type Bindings = {
 const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const int = (min: number) => z.coerce.number().int().min(min);
 /** A URL path prefix without a trailing slash ("/exchange"), or "" for the root. */
+/** Comma-separated lower-case region codes ("ca,us"). */
+const regionList = z
+  .string()
+  .regex(/^[a-z0-9-]+(,[a-z0-9-]+)*$/, "comma-separated region codes such as ca,us")
+  .transform((v) => v.split(","));
 const pathPrefix = z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, "a path such as /exchange, or empty for the root");
 
 const ConfigFields = z.object({
@@ -116,6 +121,11 @@ const ConfigFields = z.object({
   OUTBOUND_ALLOW_LOOPBACK: flag.default(false),
   /** The outbox readable at /dev/mail and /dev/mail.json from loopback; only `npm start` turns it on, never a deployed Worker. */
   LOCAL_MAIL_VIEW: flag.default(false),
+  // Money and the account (docs/decisions.md, "Money and the account").
+  /** Regions where the platform has a media bucket: what PUT /customer/data-location accepts as data_region. */
+  DATA_REGIONS: regionList.default(["ca"]),
+  /** Regions where the platform has a media relay: what PUT /customer/data-location accepts as media_region. */
+  MEDIA_REGIONS: regionList.default(["ca"]),
   // The calls pipeline (docs/decisions.md, "Calls and analysis").
   /** Who turns recordings into text: Workers AI's Whisper, an OpenAI-compatible URL, or nobody. */
   TRANSCRIPTION_PROVIDER: z.enum(["workers-ai", "openai-compatible", "off"]).default("workers-ai"),

@@ -6,6 +6,7 @@ import { describeError } from "../lib/errors.ts";
 import { newServices, type Services } from "../services/context.ts";
 import { requeueStaleJobs } from "../services/analysis-pipeline.ts";
 import { syncLapsedControls } from "../services/automation.ts";
+import { sweepLowBalanceAlerts } from "../services/low-balance.ts";
 import { sweepExchangeIdempotencyKeys } from "./exchange-idempotency.ts";
 import { sweepExchangeNonces } from "./exchange-nonces.ts";
 import { sweepExpiredStepTokens } from "./spent-tokens.ts";
@@ -18,6 +19,7 @@ export const JOBS: Job[] = [
   { name: "exchange idempotency keys", run: async (_s, env, now) => void (await sweepExchangeIdempotencyKeys(env, now)) },
   { name: "stale analysis jobs", run: async (s, _env, now) => void (await requeueStaleJobs(s, now)) },
   { name: "lapsed controlled numbers", run: async (s, _env, now) => void (await syncLapsedControls(s, now)) },
+  { name: "low-balance alerts", run: async (s) => void (await sweepLowBalanceAlerts(s)) },
 ];
 
 /** Runs every job for the tick at `scheduledTime`; throws after all ran if any failed, so the run shows as failed. */
