@@ -182,8 +182,7 @@ export class B2bua implements TransactionUser {
       const found = this.dialogs.get(`${header(request, "Call-ID")}|${toTag}`);
       if (found) return found.session.onInDialogRequest(request, tx, found.leg, from);
     }
-    // Nobody outside the whitelist hears anything from us.
-    if (!this.options.whitelist.contains(from.address)) return tx.terminate();
+    // Past the dialogs, only a whitelisted source is here: `admits` let nobody else through.
     if (request.method === "INVITE" && !toTag) {
       if (this.drainRetryAfter !== null) return this.refuseOverload(request, tx, this.drainRetryAfter);
       const verdict = this.throttle.take(from.address);

@@ -40,32 +40,38 @@ export const MAX_SDP_LINES = 1024;
 
 type Line = { text: string; end: string };
 
+/** A control character other than a tab, CR and LF: no SDP we read has one (nor a bare CR). */
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+
 /**
  * The lines of a body with each one's own line ending ("" for a last line without one), or null
  * when the body is not SDP we read: a bare CR, a control character other than a tab, a line
- * longer than MAX_SDP_LINE or more than MAX_SDP_LINES lines. One pass over the characters, so a hostile body costs its length.
+ * longer than MAX_SDP_LINE or more than MAX_SDP_LINES lines. A character class and a split on
+ * literals: a hostile body costs its length.
  */
-function splitLines(sdp: string): Line[] | null {
+function splitLines(sdp: string): readonly Line[] | null {
+  // A call reads each body three times in a row (parseSdpAudio, firstCodec, rewriteSdp): cut once.
+  if (lastCut?.sdp === sdp) return lastCut.lines;
+  const lines = cutLines(sdp);
+  lastCut = { sdp, lines };
+  return lines;
+}
+
+let lastCut: { sdp: string; lines: readonly Line[] | null } | null = null;
+
+function cutLines(sdp: string): readonly Line[] | null {
+  if (CONTROL.test(sdp)) return null;
+  // At most one part past the limit is cut: a body of 64 K empty lines costs no more than a real one.
+  const limit = 2 * MAX_SDP_LINES + 2;
+  const parts = sdp.split(/(\r\n|\n)/, limit);
+  if (parts.length >= limit) return null;
   const lines: Line[] = [];
-  let start = 0;
-  for (let i = 0; i < sdp.length; i++) {
-    if (i - start > MAX_SDP_LINE) return null;
-    const c = sdp.charCodeAt(i);
-    if ((c >= 0x20 && c !== 0x7f) || c === 0x09) continue;
-    if (c === 0x0a || (c === 0x0d && sdp.charCodeAt(i + 1) === 0x0a)) {
-      const width = c === 0x0d ? 2 : 1;
-      if (lines.length >= MAX_SDP_LINES) return null;
-      lines.push({ text: sdp.slice(start, i), end: sdp.slice(i, i + width) });
-      i += width - 1;
-      start = i + 1;
-      continue;
-    }
-    return null;
+  for (let i = 0; i < parts.length; i += 2) {
+    const text = parts[i]!;
+    if (text.length > MAX_SDP_LINE || text.includes("\r")) return null;
+    lines.push({ text, end: parts[i + 1] ?? "" });
   }
-  if (start < sdp.length) {
-    if (sdp.length - start > MAX_SDP_LINE) return null;
-    lines.push({ text: sdp.slice(start), end: "" });
-  }
+  if (lines.length > 0 && lines.at(-1)!.text === "" && lines.at(-1)!.end === "") lines.pop();
   return lines;
 }
 
@@ -90,17 +96,20 @@ type MediaLine = { media: string; port: string; count: string; rest: string; for
 
 function parseMediaLine(text: string): MediaLine | null {
   if (!text.startsWith("m=")) return null;
-  const f = fields(text.slice(2)).map(([s, e]) => [s + 2, e + 2] as const);
-  if (f.length < 3 || f[0]![0] !== 2) return null;
-  const media = text.slice(f[0]![0], f[0]![1]);
-  const portField = text.slice(f[1]![0], f[1]![1]);
+  const body = text.slice(2);
+  const tokens = body.split(BLANKS);
+  if (tokens.length < 3 || tokens[0] === "" || tokens[2] === "") return null;
+  const [media, portField] = [tokens[0]!, tokens[1]!];
   const slash = portField.indexOf("/");
   const port = slash < 0 ? portField : portField.slice(0, slash);
   const count = slash < 0 ? "" : portField.slice(slash);
   if (!isDigits(port) || (count !== "" && !isDigits(count.slice(1)))) return null;
-  const formats = f.slice(3).map(([s, e]) => text.slice(s, e));
-  return { media, port, count, rest: text.slice(f[1]![1]), formats };
+  const formats = tokens.slice(3).filter((f) => f !== "");
+  return { media, port, count, rest: body.slice(body.indexOf(portField, media.length) + portField.length), formats };
 }
+
+/** Runs of blanks between SDP fields (a single character class: linear). */
+const BLANKS = /[ \t]+/;
 
 function isDigits(text: string): boolean {
   if (text.length === 0) return false;

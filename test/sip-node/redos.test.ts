@@ -12,18 +12,21 @@ import type { SipRequest } from "../../sip-node/sip/message.ts";
 const KIB64 = 64 * 1024;
 const BOUND_MS = 50;
 
-/** Runs `fn` and answers the best of `tries` timings: one scheduling hiccup on a shared machine is not a finding. */
-function bestMs(fn: () => unknown, tries = 2): number {
+/**
+ * Runs `fn` and answers the best of `tries` timings: one scheduling hiccup on a shared machine is
+ * not a finding. Each try gets its own input (`fn(i)`): sdp.ts remembers the body it cut last.
+ */
+function bestMs(fn: (attempt: number) => unknown, tries = 3, bound = BOUND_MS): number {
   let best = Number.POSITIVE_INFINITY;
   for (let i = 0; i < tries; i++) {
     const started = performance.now();
     try {
-      fn();
+      fn(i);
     } catch {
       // Refusing the input is a fine answer; only the time it took counts here.
     }
     best = Math.min(best, performance.now() - started);
-    if (best < BOUND_MS) break;
+    if (best < bound) break;
   }
   return best;
 }
@@ -69,7 +72,7 @@ function* adversarial(prefixes: string[], size = KIB64): Generator<string> {
 function slowInputs(inputs: Iterable<string>, fn: (input: string) => unknown): string[] {
   const slow: string[] = [];
   for (const input of inputs) {
-    const ms = bestMs(() => fn(input));
+    const ms = bestMs((attempt) => fn(attempt === 0 ? input : `${input}${" ".repeat(attempt)}`));
     if (ms >= BOUND_MS) slow.push(`${JSON.stringify(input.slice(0, 40))}... (${input.length} chars): ${ms.toFixed(0)} ms`);
   }
   return slow;
@@ -91,11 +94,13 @@ const SDP_PREFIXES = [
 
 describe("SDP (sdp.ts)", () => {
   it("handles a 64 KiB hostile SDP in under 10 ms (a lone CR after a long field)", () => {
-    const hostile = `v=0\r\no=a b c IN IP4 ${"a".repeat(KIB64)}\rx\r\nm=audio 1 R${"a".repeat(KIB64)}\rx\r\n`;
-    expect(bestMs(() => parseSdpAudio(hostile), 3)).toBeLessThan(10);
-    expect(bestMs(() => rewriteSdp(hostile, "192.0.2.9", 30000), 3)).toBeLessThan(10);
-    expect(parseSdpAudio(hostile)).toBeNull();
-    expect(() => rewriteSdp(hostile, "192.0.2.9", 30000)).toThrow(/not an SDP body/);
+    const hostile = (n = 0) =>
+      `v=0\r\no=a b c IN IP4 ${"a".repeat(KIB64 / 2 - 20 + n)}\rx\r\nm=audio 1 R${"a".repeat(KIB64 / 2 - 20)}\rx\r\n`;
+    expect(hostile().length).toBeGreaterThanOrEqual(KIB64 - 20);
+    expect(bestMs((n) => parseSdpAudio(hostile(n)), 3, 10)).toBeLessThan(10);
+    expect(bestMs((n) => rewriteSdp(hostile(n + 10), "192.0.2.9", 30000), 3, 10)).toBeLessThan(10);
+    expect(parseSdpAudio(hostile())).toBeNull();
+    expect(() => rewriteSdp(hostile(), "192.0.2.9", 30000)).toThrow(/not an SDP body/);
   });
 
   it("refuses a bare CR, a control character, a line over 1 KB and over 1024 lines; still reads 1 KB lines", () => {
@@ -123,8 +128,8 @@ describe("SDP (sdp.ts)", () => {
     while (lines.join("\r\n").length < KIB64)
       lines.push(`a=rtpmap:${lines.length % 128} ${"x".repeat(900)}/8000`, `o=a b c IN IP4 ${"1 ".repeat(450)}`);
     const body = `${lines.join("\r\n")}\r\n`;
-    expect(bestMs(() => parseSdpAudio(body))).toBeLessThan(BOUND_MS);
-    expect(bestMs(() => rewriteSdp(body, "192.0.2.9", 30000))).toBeLessThan(BOUND_MS);
+    expect(bestMs((n) => parseSdpAudio(`${body}${"a=x\r\n".repeat(n)}`))).toBeLessThan(BOUND_MS);
+    expect(bestMs((n) => rewriteSdp(`${body}${"a=y\r\n".repeat(n + 1)}`, "192.0.2.9", 30000))).toBeLessThan(BOUND_MS);
     expect(parseSdpAudio(body)?.port).toBe(4000);
   });
 });
