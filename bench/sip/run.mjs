@@ -146,7 +146,7 @@ async function startOurNode(uasPort) {
       body: JSON.stringify(body),
     }).then((r) => r.json());
   const signup = await post("/api/auth/signup", { email: `bench-${Date.now()}@bench.test`, password: "bench password 123" });
-  await post("/api/customer/destinations", { host: "127.0.0.1", port: uasPort, is_default: true }, signup.access_token);
+  const destination = await post("/api/customer/destinations", { host: "127.0.0.1", port: uasPort, is_default: true }, signup.access_token);
   await post("/api/customer/ips", { cidr: "127.0.0.1/32" }, signup.access_token);
   // Unmetered, with ports to spare: the bench measures signalling, not the credit limit.
   const d1 = (sql) =>
@@ -158,9 +158,23 @@ async function startOurNode(uasPort) {
     "INSERT INTO plans (code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) VALUES ('bench', 'Bench', 0, 100000, 0, 60, 0, 99)",
   );
   d1(`UPDATE customers SET plan_code = 'bench' WHERE id = '${signup.customer.id}'`);
+  // Any write through the API hands the account's call ledger its admission state again (the plan change went around it).
+  await fetch(`${api.base}/api/customer/destinations/${destination.id}`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json", authorization: `Bearer ${signup.access_token}` },
+    body: JSON.stringify({ label: "Bench UAS" }),
+  });
   const port = await freeTcpPort();
   const node = spawn(process.execPath, [join(root, "sip-node/main.ts")], {
-    env: { ...process.env, WORKER_URL: api.base, NODE_TOKEN: nodeToken, SIP_BIND: "127.0.0.1", SIP_PORT: String(port) },
+    // Its own spool: a run never uploads what an earlier one left.
+    env: {
+      ...process.env,
+      WORKER_URL: api.base,
+      NODE_TOKEN: nodeToken,
+      SIP_BIND: "127.0.0.1",
+      SIP_PORT: String(port),
+      MEDIA_SPOOL_DIR: join(state, "spool"),
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   await new Promise((r) => setTimeout(r, 1500));
