@@ -84,6 +84,13 @@ export const users = sqliteTable(
     passwordHash: text("password_hash").notNull(),
     isActive: bool("is_active").notNull().default(true),
     mustChangePassword: bool("must_change_password").notNull().default(false),
+    /**
+     * A temporary password (invitation, resend) is a one-time sign-in code: good until this instant
+     * and for one sign-in (temporary_password_used_at), since the mail carrying it stays readable
+     * in the outbox. Both cleared when the member chooses a password.
+     */
+    temporaryPasswordExpiresAt: timestamp("temporary_password_expires_at"),
+    temporaryPasswordUsedAt: timestamp("temporary_password_used_at"),
     isPlatformAdmin: bool("is_platform_admin").notNull().default(false),
     lastLoginAt: timestamp("last_login_at"),
     lastLoginIp: text("last_login_ip"),

@@ -1,4 +1,5 @@
 // Spec "Users of the account": invitations, temporary passwords, deactivation, resend.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { as, request } from "./client.ts";
 import { addMember, createAccount, latestMailTo, newPassword, signIn, temporaryPasswordFor, uniqueEmail } from "./fixtures.ts";
@@ -143,5 +144,53 @@ describe("POST /api/customer/users/{user_id}/resend-invite", () => {
     const me = (await owner.client.get("/api/customer/users")).body.items[0];
     expect((await owner.client.post(`/api/customer/users/${me.id}/resend-invite`)).body).toEqual({ detail: "cannot_reset_owner" });
     expect((await owner.client.post(`/api/customer/users/${crypto.randomUUID()}/resend-invite`)).status).toBe(404);
+  });
+});
+
+describe("temporary passwords are one-time codes (issue 20, finding 17)", () => {
+  const login = (email: string, password: string) => request("POST", "/api/auth/login", { body: { email, password } });
+
+  it("signs in once: the mail left in the outbox is worthless after that first sign-in", async () => {
+    const owner = await createAccount();
+    const email = uniqueEmail("once");
+    await owner.client.post("/api/customer/users", { email });
+    const mail = await latestMailTo(email);
+    expect(mail).toMatch(/one sign-in within 72 hours/);
+    const temporary = temporaryPasswordFor(mail);
+    const first = await login(email, temporary);
+    expect(first.status).toBe(200);
+    // Whoever reads the stored mail later cannot use it.
+    expect((await login(email, temporary)).status).toBe(401);
+    // The session it opened still chooses the password with it.
+    const password = newPassword();
+    const changed = await as({ token: first.body.access_token }).post("/api/auth/change-password", {
+      current_password: temporary,
+      new_password: password,
+    });
+    expect(changed.status).toBe(204);
+    expect((await login(email, password)).status).toBe(200);
+    expect((await login(email, password)).status).toBe(200);
+  });
+
+  it("lets exactly one of several sign-ins at once spend it", async () => {
+    const owner = await createAccount();
+    const email = uniqueEmail("race");
+    await owner.client.post("/api/customer/users", { email });
+    const temporary = temporaryPasswordFor(await latestMailTo(email));
+    const replies = await Promise.all(Array.from({ length: 4 }, () => login(email, temporary)));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 401, 401, 401]);
+  });
+
+  it("expires after 72 hours unused; a resend gives a fresh one", async () => {
+    const owner = await createAccount();
+    const email = uniqueEmail("stale");
+    const { user } = (await owner.client.post("/api/customer/users", { email })).body;
+    const temporary = temporaryPasswordFor(await latestMailTo(email));
+    await env.DB.prepare("UPDATE users SET temporary_password_expires_at = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), user.id)
+      .run();
+    expect((await login(email, temporary)).status).toBe(401);
+    await owner.client.post(`/api/customer/users/${user.id}/resend-invite`);
+    expect((await login(email, temporaryPasswordFor(await latestMailTo(email)))).status).toBe(200);
   });
 });

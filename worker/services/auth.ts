@@ -1,5 +1,5 @@
 // Signing up, signing in and signing out. Each verb checks, does its work, and raises a domain error.
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { customers, users } from "../../schema/identity.ts";
 import type { Config } from "../env.ts";
 import { isUniqueViolation, type Db } from "../lib/db.ts";
@@ -12,7 +12,7 @@ import type { LoginRequest, SignupRequest } from "../resources/auth.ts";
 import { sessionCustomerOut } from "./accounts.ts";
 import type { Services } from "./context.ts";
 import { Conflict, Forbidden, InvalidField, Refused, Unauthenticated } from "./errors.ts";
-import { loadPrincipal, type Principal } from "./principal.ts";
+import { loadPrincipal, type Principal, type UserRow } from "./principal.ts";
 import { familyOf, revokeAccountTokens, revokeUsersTokens } from "./refresh-tokens.ts";
 import { clearWrongPasswords } from "./sign-in-throttle.ts";
 
@@ -101,12 +101,30 @@ export async function checkPassword(s: Services, input: LoginRequest, ip: string
   if (!found || !valid) throw new Unauthenticated("Invalid email or password");
   await clearWrongPasswords(s, { ip, email });
   if (!found.user.isActive) throw new Unauthenticated("Invalid email or password");
+  if (!(await spendTemporaryPassword(s, found.user))) throw new Unauthenticated("Invalid email or password");
   if (found.customer.status === "suspended") throw new Forbidden("Account suspended");
   if (needsRehash(found.user.passwordHash, config.PASSWORD_PBKDF2_ITERATIONS)) {
     const passwordHash = await hashPassword(input.password, config.PASSWORD_PBKDF2_ITERATIONS);
     await db.update(users).set({ passwordHash }).where(eq(users.id, found.user.id));
   }
   return { ...found, via: "token", impersonatedBy: null };
+}
+
+/**
+ * A temporary password signs in once, before it expires: the mail that carried it stays in the
+ * outbox, so what it holds must be worthless once used. One conditional update, so two sign-ins
+ * at once cannot both spend it. True for a chosen password.
+ */
+async function spendTemporaryPassword({ db }: Services, user: UserRow): Promise<boolean> {
+  if (!user.mustChangePassword || !user.temporaryPasswordExpiresAt) return true;
+  const now = nowIso();
+  if (user.temporaryPasswordExpiresAt <= now || user.temporaryPasswordUsedAt) return false;
+  const spent = await db
+    .update(users)
+    .set({ temporaryPasswordUsedAt: now })
+    .where(and(eq(users.id, user.id), isNull(users.temporaryPasswordUsedAt)))
+    .returning({ id: users.id });
+  return spent.length === 1;
 }
 
 export async function recordLogin(db: Db, principal: Principal, ip: string | null): Promise<void> {
@@ -162,6 +180,8 @@ export async function changePassword(
     .set({
       passwordHash: await hashPassword(input.new_password, config.PASSWORD_PBKDF2_ITERATIONS),
       mustChangePassword: false,
+      temporaryPasswordExpiresAt: null,
+      temporaryPasswordUsedAt: null,
       sessionsRevokedAt: now,
     })
     .where(and(eq(users.id, principal.user.id), eq(users.customerId, principal.customer.id)));

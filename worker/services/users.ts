@@ -37,13 +37,17 @@ const userOfAccount = (s: Services, principal: Principal, userId: string) => own
 
 const temporaryPassword = () => randomToken(12);
 
+/** How long an invitation's temporary password stays good (it is also good for one sign-in only). */
+export const TEMPORARY_PASSWORD_TTL_HOURS = 72;
+const temporaryPasswordExpiry = () => new Date(Date.now() + TEMPORARY_PASSWORD_TTL_HOURS * 3_600_000).toISOString();
+
 function welcomeText(principal: Principal, email: string, password: string): string {
   const company = principal.customer.company ?? principal.customer.email;
   return [
     `You have been invited to the call-screening account of ${company}.`,
     "",
     `Sign in as ${email} with the temporary password ${password}`,
-    "You will be asked to choose your own password at the first sign-in.",
+    `It is good for one sign-in within ${TEMPORARY_PASSWORD_TTL_HOURS} hours, where you choose your own password.`,
   ].join("\n");
 }
 
@@ -68,6 +72,8 @@ export async function inviteUser(s: Services, principal: Principal, input: { ema
     passwordHash: await hashPassword(password, config.PASSWORD_PBKDF2_ITERATIONS),
     isActive: true,
     mustChangePassword: true,
+    temporaryPasswordExpiresAt: temporaryPasswordExpiry(),
+    temporaryPasswordUsedAt: null,
     isPlatformAdmin: false,
     lastLoginAt: null,
     lastLoginIp: null,
@@ -110,6 +116,8 @@ export async function resendInvite(s: Services, principal: Principal, userId: st
   const patch = {
     passwordHash: await hashPassword(password, config.PASSWORD_PBKDF2_ITERATIONS),
     mustChangePassword: true,
+    temporaryPasswordExpiresAt: temporaryPasswordExpiry(),
+    temporaryPasswordUsedAt: null,
     sessionsRevokedAt: nowIso(),
   };
   await db.update(users).set(patch).where(eq(users.id, row.id));
