@@ -122,12 +122,14 @@ export async function startSipNode(
       await layer.close();
     })());
   let draining: Promise<void> | null = null;
-  const drain = (drainSeconds = config.drainSeconds) =>
-    (draining ??= (async () => {
+  /** When the calls still up are ended; a later, shorter drain (a second signal) brings it forward. */
+  let drainDeadline = Infinity;
+  const drain = (drainSeconds = config.drainSeconds) => {
+    drainDeadline = Math.min(drainDeadline, Date.now() + drainSeconds * 1000);
+    return (draining ??= (async () => {
       b2bua.stopTakingCalls(Math.max(drainSeconds, 1));
       log(`draining: no new calls; ${b2bua.activeCalls} call(s) up may go on for ${drainSeconds} s`);
-      const deadline = Date.now() + drainSeconds * 1000;
-      while (b2bua.activeCalls > 0 && Date.now() < deadline) await pause(Math.min(100, deadline - Date.now()));
+      while (b2bua.activeCalls > 0 && Date.now() < drainDeadline) await pause(Math.min(100, drainDeadline - Date.now()));
       if (b2bua.activeCalls > 0) {
         log(`drain time over: ending ${b2bua.activeCalls} call(s)`);
         b2bua.hangUpAll("node_drain");
@@ -137,6 +139,7 @@ export async function startSipNode(
       if (!(await reporter.flush(Math.max(0, flushBy - Date.now())))) log(`stopped with ${reporter.backlog} call event(s) unsent`);
       await stop();
     })());
+  };
   return {
     b2bua,
     media,

@@ -155,6 +155,24 @@ describe("a draining node", () => {
     expect((await callee).code).toBe(0);
   });
 
+  it("ends its calls at once when told to stop sooner during the drain (a second signal)", async () => {
+    const { destinationPort, stack } = await start({ env: { NODE_DRAIN_SECONDS: "30" } });
+    const w = worker!;
+    const callee = uas("uas-hungup.xml", destinationPort);
+    await pause(200);
+    const caller = uac(stack, CALLER, "uac-callee-bye.xml");
+    await w.until(() => w.events().some((e) => e.event.type === "answered"));
+    const began = Date.now();
+    const drained = node!.drain();
+    await pause(300);
+    expect(node!.drain(0)).toBe(drained);
+    await drained;
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(ended(w)).toMatchObject({ end_reason: "node_drain" });
+    expect((await caller).code).toBe(0);
+    expect((await callee).code).toBe(0);
+  });
+
   it("stops at once when no call is up", async () => {
     await start({ env: { NODE_DRAIN_SECONDS: "30" } });
     const began = Date.now();
