@@ -268,6 +268,26 @@ describe("node and operator tokens (issue 20, finding 7)", () => {
     expect((await snapshot(listedOnly, env.NODE_TOKEN, "dev-1")).status).toBe(401);
   });
 
+  it("lets a node with its own token speak only for itself (node_id in the body)", async () => {
+    const a = secret();
+    const bindings = { ...env, NODE_TOKENS: `edge-a:${a}` };
+    const admit = (nodeId: string) =>
+      newApp().request(
+        "https://api.test/internal/calls/admit",
+        {
+          method: "POST",
+          headers: { Authorization: `Bearer ${a}`, "X-Node-Id": "edge-a", "content-type": "application/json" },
+          body: JSON.stringify({ node_id: nodeId }),
+        },
+        bindings,
+      );
+    const impersonating = await admit("edge-b");
+    expect(impersonating.status).toBe(403);
+    expect(await impersonating.json()).toEqual({ detail: "node_id is not the node this token belongs to" });
+    // Its own id gets as far as the body's validation.
+    expect((await admit("edge-a")).status).toBe(422);
+  });
+
   it("serves /internal only on INTERNAL_HOSTNAME when it is set", async () => {
     const bindings = { ...env, INTERNAL_HOSTNAME: "nodes.internal.test" };
     expect((await snapshot(bindings, env.NODE_TOKEN, "dev-1", "api.test")).status).toBe(404);

@@ -11,14 +11,15 @@ import { admitCall } from "./admission.ts";
 import { reportCalls } from "./call-report.ts";
 import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
-import { requireNode } from "./node-auth.ts";
+import { requireNode, requireSameNode } from "./node-auth.ts";
 import { monitorTargets, recordMonitorResults } from "../services/destination-monitor.ts";
 import { whitelistSnapshot } from "./whitelist-snapshot.ts";
 
 async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
-  const json = await c.req.json().catch(() => {
+  const json: unknown = await c.req.json().catch(() => {
     throw new ApiError(422, [{ loc: ["body"], msg: "Malformed JSON in request body", type: "json_invalid" }]);
   });
+  requireSameNode(c, json);
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new ApiError(422, issuesOf(parsed.error as never, "json"));
   return parsed.data;

@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../api/context.ts";
 import type { Config } from "../env.ts";
 import { timingSafeEqual } from "../lib/crypto.ts";
-import { unauthorized } from "../lib/errors.ts";
+import { ApiError, unauthorized } from "../lib/errors.ts";
 
 const encoder = new TextEncoder();
 
@@ -19,6 +19,18 @@ export function nodeTokenValid(config: Pick<Config, "NODE_TOKEN" | "NODE_TOKENS"
   const own = nodeId !== null && Object.hasOwn(config.NODE_TOKENS, nodeId) ? config.NODE_TOKENS[nodeId] : undefined;
   const expected = own ?? config.NODE_TOKEN;
   return expected !== undefined && timingSafeEqual(encoder.encode(presented), encoder.encode(expected));
+}
+
+/**
+ * A node with a token of its own speaks only for itself: a body naming another node_id (admitting
+ * or reporting calls as another node, ending its calls) is refused. Nodes on NODE_TOKEN are not
+ * told apart, so nothing binds them.
+ */
+export function requireSameNode(c: Context<AppEnv>, body: unknown): void {
+  const nodeId = nodeIdOf(c);
+  if (nodeId === null || !Object.hasOwn(c.var.config.NODE_TOKENS, nodeId)) return;
+  const named = typeof body === "object" && body !== null ? (body as { node_id?: unknown }).node_id : undefined;
+  if (named !== undefined && named !== nodeId) throw new ApiError(403, "node_id is not the node this token belongs to");
 }
 
 export const requireNode: MiddlewareHandler<AppEnv> = async (c, next) => {
