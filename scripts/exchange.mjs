@@ -2,7 +2,7 @@
 // `npm start` (or any running Worker), through the exchange admin endpoints, authenticated with
 // EXCHANGE_ADMIN_TOKEN (a secret of its own, which npm start writes) from .dev.vars or the environment.
 //
-//   create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N]
+//   create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N] [--digest-md5]
 //   rotate-key --i-account N --role buyer|seller
 //   credit --i-account N --amount 25.50
 //   seed-market [--seller username] [--key seller_api_key] [--reset]
@@ -23,7 +23,7 @@ import { seedMarket } from "./lib/demo-market.mjs";
 const root = new URL("..", import.meta.url).pathname;
 
 const USAGE = `usage:
-  npm run exchange -- create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N]
+  npm run exchange -- create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N] [--digest-md5]
   npm run exchange -- rotate-key --i-account N --role buyer|seller
   npm run exchange -- credit --i-account N --amount 25.50
   npm run exchange -- seed-market [--seller username] [--key seller_api_key] [--reset]`;
@@ -95,6 +95,7 @@ async function main() {
       seller: { type: "string" },
       key: { type: "string" },
       reset: { type: "boolean" },
+      "digest-md5": { type: "boolean" },
     },
     strict: true,
   });
@@ -106,6 +107,8 @@ async function main() {
       ...(values.username !== undefined ? { username: values.username } : {}),
       ...(values["hourly-quota"] !== undefined ? { hourly_quota: values["hourly-quota"] } : {}),
       ...(values["per-second-cap"] !== undefined ? { per_second_cap: values["per-second-cap"] } : {}),
+      // Digest with MD5 for an old client (SHA-256 is always accepted).
+      ...(values["digest-md5"] ? { digest_md5: "1" } : {}),
     });
     console.log(`created ${created.role} account ${created.i_account} (${created.username}), balance ${created.balance} USD`);
     console.log(JSON.stringify({ i_account: created.i_account, username: created.username, api_key: created.api_key }));
