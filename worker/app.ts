@@ -13,6 +13,7 @@ import * as calls from "./api/calls/index.ts";
 import * as cases from "./api/cases/index.ts";
 import * as catalogue from "./api/catalogue/index.ts";
 import type { Api, AppEnv } from "./api/context.ts";
+import * as dashboard from "./api/dashboard/index.ts";
 import * as destinations from "./api/destinations/index.ts";
 import * as docs from "./api/docs/index.ts";
 import * as events from "./api/events/index.ts";
@@ -51,6 +52,7 @@ const AREAS: { register(api: Api): void }[] = [
   settings,
   admin,
   billing,
+  dashboard,
   destinations,
   whitelist,
   routing,
