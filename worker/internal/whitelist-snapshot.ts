@@ -3,13 +3,14 @@
 // range names its account, so the node asks that account's ledger alone at admission.
 //
 // Only entries that admit calls (admitsCalls) are ranges: an unproven wide claim, or one made over
-// another account's claim, does not open the node's stranger filter. Entries awaiting proof come
-// as `proofs`, each with its code, which the node puts in its answer to an OPTIONS from inside.
+// another account's claim, does not open the node's stranger filter. Entries that need proof to
+// admit calls (awaitsProof) come as `proofs`, each with its code, which the node puts in its
+// answer to an OPTIONS from inside.
 import { ne } from "drizzle-orm";
 import type { WhitelistSnapshot } from "../../schema/node-api.ts";
 import { whitelistIps } from "../../schema/network.ts";
 import type { Services } from "../services/context.ts";
-import { admitsCalls } from "../services/whitelist.ts";
+import { admitsCalls, awaitsProof } from "../services/whitelist.ts";
 import { proofCode } from "../services/whitelist-proof.ts";
 
 export async function whitelistSnapshot({ registry, db, config }: Services, since: number): Promise<WhitelistSnapshot> {
@@ -26,7 +27,7 @@ export async function whitelistSnapshot({ registry, db, config }: Services, sinc
   }
   const proofs = await Promise.all(
     rows
-      .filter((row) => row.proof === "none")
+      .filter(awaitsProof)
       .map(async (row) => ({ start: row.rangeStart, end: row.rangeEnd, code: await proofCode(config, row.id, row.proofNonce) })),
   );
   return { version, ranges: [...ranges.values()], proofs };

@@ -64,6 +64,14 @@ export function admitsCalls(entry: AdmissionFacts): boolean {
   return entry.standing === "first" && narrowEnough(entry.cidr);
 }
 
+/**
+ * Does the entry need proof of control to admit calls (a wide range, or one over another account's
+ * claim)? Those are the ranges whose codes the nodes hand out; a narrow first entry needs none.
+ */
+export function awaitsProof(entry: AdmissionFacts): boolean {
+  return entry.proof === "none" && entry.standing !== "displaced" && !admitsCalls({ ...entry, enabled: true });
+}
+
 /** Why an entry admits no calls (null when it does), in words the portal can show. */
 function pendingReason(row: IpRow): string | null {
   if (admitsCalls(row)) return null;
