@@ -23,7 +23,8 @@ import { SourceThrottle } from "./source-throttle.ts";
 
 export type B2buaOptions = {
   worker: WorkerClient;
-  reporter: Pick<CallReporter, "report">;
+  /** Takes the calls' events; renewBy (optional for tests) asks for an early heartbeat. */
+  reporter: Pick<CallReporter, "report"> & Partial<Pick<CallReporter, "renewBy">>;
   /** This run of the node, sent with each admission. */
   bootId: string;
   media: MediaEngine;
@@ -250,6 +251,7 @@ export class B2bua implements TransactionUser {
       layer: this.layer,
       worker: this.options.worker,
       reporter: this.options.reporter,
+      renewCredit: (atMs) => this.options.reporter.renewBy?.(atMs),
       bootId: this.options.bootId,
       accountOf: (address) => this.options.whitelist.accountOf(address),
       track: (work) => {

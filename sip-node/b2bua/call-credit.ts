@@ -1,8 +1,12 @@
 // The talk time the account's credit covers for one call: the ticket's granted seconds at first,
 // then the newest grant the Worker's call ledger answers a report with (grants only grow). From
 // the answer on, the call is ended on both sides (end_reason credit_exhausted) when talk reaches
-// the covered time; a larger grant moves that moment later.
+// the covered time; a larger grant moves that moment later. A grant shorter than the heartbeat
+// interval asks for a report in time for the ledger to top it up.
 import type { Call } from "./call.ts";
+
+/** How long before the covered time runs out the ledger must have heard of the call to top it up. */
+const RENEW_AHEAD_MS = 2_000;
 
 export class CallCredit {
   private readonly call: Call;
@@ -41,5 +45,6 @@ export class CallCredit {
     if (call.ticket && this.grantedSeconds >= call.ticket.max_call_seconds) return;
     const endsAt = this.answeredAt + this.grantedSeconds * 1000;
     this.timer = call.after(Math.max(0, endsAt - Date.now()), () => call.hangUpBoth("platform", "credit_exhausted"));
+    call.host.renewCredit(endsAt - RENEW_AHEAD_MS);
   }
 }

@@ -22,6 +22,8 @@ export type SessionHost = {
   bootId: string;
   /** The account whose whitelist range holds a source address (the node's copy of the whitelist). */
   accountOf(address: string): string | undefined;
+  /** Asks for a report to the call ledger by `atMs` (a call's covered talk time runs out soon after). */
+  renewCredit(atMs: number): void;
   /** Work a call still does after its end (reporting, uploads): a draining node waits for it. */
   track(work: Promise<unknown>): void;
   media: Pick<MediaEngine, "open" | "watch" | "close" | "upload" | "openSipLog">;

@@ -59,6 +59,10 @@ export class CallReporter {
   private inFlight = false;
   private heartbeatDue = true;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** When the regular heartbeat last came due. */
+  private lastBeatAt = 0;
+  /** An extra heartbeat asked for by a call whose covered time runs out before the next regular one. */
+  private early: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
   private retry: { timer: ReturnType<typeof setTimeout>; wake: () => void } | null = null;
   private flushing = 0;
   /** Events a batch may carry now: halved by a 413, grown back by each batch taken. */
@@ -79,7 +83,9 @@ export class CallReporter {
   /** Starts sending: the previous run's ends first, then a heartbeat, and one every heartbeatMs. */
   start(): void {
     if (this.heartbeat || this.stopped) return;
+    this.lastBeatAt = Date.now();
     this.heartbeat = setInterval(() => {
+      this.lastBeatAt = Date.now();
       this.heartbeatDue = true;
       this.schedule();
     }, this.options.heartbeatMs);
@@ -102,6 +108,26 @@ export class CallReporter {
     if (this.pending.length === 0) this.firstPendingAt = Date.now();
     this.pending.push(item);
     this.schedule();
+  }
+
+  /**
+   * A call's covered talk time runs out at `atMs`: a heartbeat (which lets the ledger top its
+   * credit up) goes by then, earlier than the regular one when that would come too late.
+   */
+  renewBy(atMs: number): void {
+    if (this.stopped || atMs >= this.lastBeatAt + this.options.heartbeatMs) return;
+    if (this.early && this.early.at <= atMs) return;
+    if (this.early) clearTimeout(this.early.timer);
+    const timer = setTimeout(
+      () => {
+        this.early = null;
+        this.heartbeatDue = true;
+        this.schedule();
+      },
+      Math.max(0, atMs - Date.now()),
+    );
+    timer.unref();
+    this.early = { at: atMs, timer };
   }
 
   /** Events queued or in flight. */
@@ -133,6 +159,7 @@ export class CallReporter {
   stop(): void {
     this.stopped = true;
     clearInterval(this.heartbeat);
+    if (this.early) clearTimeout(this.early.timer);
     if (this.windowTimer) clearTimeout(this.windowTimer);
     this.windowTimer = null;
     if (this.retry) {

@@ -77,8 +77,12 @@ describe("grants from the call ledger", () => {
   it("extend the call when a grant grows, and cut it at the newest grant", async () => {
     node = memoryNode(async () => ticket({ granted_seconds: 60 }));
     const session = await answeredCall(node);
+    const answeredAt = Date.now();
+    // Each grant asks for a report to the ledger 2 s before it runs out (in time for a top-up).
+    expect(node.renewals).toEqual([answeredAt + 58_000]);
     await vi.advanceTimersByTimeAsync(50_000);
     session.grant(120);
+    expect(node.renewals.at(-1)).toBe(answeredAt + 118_000);
     await vi.advanceTimersByTimeAsync(20_000); // 70 s: past the first grant
     expect(byes(node)).toEqual([0, 0]);
     session.grant(90); // grants only grow: a smaller one changes nothing

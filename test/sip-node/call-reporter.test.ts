@@ -316,6 +316,22 @@ describe("heartbeats", () => {
     expect(new Set(worker.posts.map((p) => p.boot_id)).size).toBe(1);
   });
 
+  it("come early when a call's covered time runs out before the next one, and only then", async () => {
+    const worker = standIn();
+    const { reporter } = reporterWith(worker, { heartbeatMs: 10_000, live: () => [{ call_id: randomUUID(), customer_id: CUSTOMER }] });
+    await started(reporter);
+    expect(worker.posts.filter((p) => p.live)).toHaveLength(1);
+    reporter.renewBy(Date.now() + 20_000); // after the next regular heartbeat: nothing extra
+    reporter.renewBy(Date.now() + 100);
+    reporter.renewBy(Date.now() + 150); // later than one already asked for: the same heartbeat serves
+    await pause(60);
+    expect(worker.posts.filter((p) => p.live)).toHaveLength(1);
+    await pause(200);
+    expect(worker.posts.filter((p) => p.live)).toHaveLength(2);
+    await pause(300);
+    expect(worker.posts.filter((p) => p.live)).toHaveLength(2);
+  });
+
   it("hand the Worker's answer (grants, calls it ended) to the node", async () => {
     const call = randomUUID();
     const answer: CallReportAnswer = {

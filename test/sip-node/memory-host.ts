@@ -102,6 +102,8 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
   /** Every event reported, with its call and its number in the call. */
   const reported: Array<{ callId: string; customerId: string; seq: number; event: CallEvent }> = [];
   const seqs = new Map<string, number>();
+  /** When calls asked for a report to the ledger by (their covered time running out). */
+  const renewals: number[] = [];
   /** What calls still did after their end (reports, uploads). */
   const work: Array<Promise<unknown>> = [];
   const waiting: Array<{ type: CallEvent["type"]; resolve: (event: CallEvent) => void }> = [];
@@ -174,6 +176,7 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
       },
     },
     bootId: "memory-boot",
+    renewCredit: (atMs) => void renewals.push(atMs),
     accountOf: (address) => (address === CALLER.address ? CALLER_ACCOUNT : undefined),
     track: (promise) => void work.push(promise),
     media: {
@@ -212,6 +215,7 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
     admissions,
     events,
     reported,
+    renewals,
     work,
     relays,
     silence,

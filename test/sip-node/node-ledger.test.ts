@@ -113,6 +113,23 @@ describe("calls reported to the call ledger", () => {
     expect(talk).toBeLessThan(4_000);
   });
 
+  it("asks the ledger early for more when a grant runs out before the next heartbeat", async () => {
+    const { destinationPort, stack } = await start({ grantedSeconds: 3, env: { NODE_HEARTBEAT_SECONDS: "60" } });
+    const w = worker!;
+    w.answerWith((report) => ({ grants: (report.live ?? []).map((c) => ({ call_id: c.call_id, granted_seconds: 5 })), ended: [] }));
+    const callee = uas("uas-hungup.xml", destinationPort);
+    await pause(200);
+    const caller = uac(stack, CALLER, "uac-callee-bye.xml");
+    expect((await caller).code).toBe(0);
+    expect((await callee).code).toBe(0);
+    const end = await w.until(() => ended(w));
+    const talk = Date.parse(end.at) - Date.parse(end.answered_at!);
+    // Without the early report the 3 s of the ticket would have ended it; the ledger's 5 s did.
+    expect(end.end_reason).toBe("credit_exhausted");
+    expect(talk).toBeGreaterThanOrEqual(4_900);
+    expect(talk).toBeLessThan(6_000);
+  });
+
   it("hangs up at once a call the ledger answers as ended, with the ledger's reason", async () => {
     const { destinationPort, stack } = await start();
     const w = worker!;
