@@ -29,3 +29,7 @@ export const LedgerEntrySchema = z
   .openapi("LedgerEntry");
 
 export const LedgerListSchema = pageOf(LedgerEntrySchema, "LedgerList");
+
+export const ChoosePlanSchema = z
+  .object({ plan_code: z.string().min(1).max(64).openapi({ description: "A plan of GET /plans", example: "starter" }) })
+  .openapi("ChoosePlan");
