@@ -196,3 +196,36 @@ describe("a node cut off from the Worker for longer than the lease", () => {
     expect(await activeCalls(account)).toBe(0);
   });
 });
+
+describe("a node killed while cut off, after a call ended", () => {
+  it("sends the journaled end when started again, and the call is charged as it really ended", async () => {
+    const port = await freeUdpPort();
+    const account = await perSecondAccount(port);
+    proxy = await startLinkProxy(stack.api);
+    const spool = mkdtempSync(join(tmpdir(), "ledger-journal-"));
+    const first = await nodeProcess({ WORKER_URL: proxy.url, MEDIA_SPOOL_DIR: spool });
+    const callee = destination(port, 1, 40);
+    await pause(200);
+    const talker = uac(through(first), account.src, "uac-talk.xml", "14155550123", { TALK_MS: "4000" });
+    await until("the call up", async () => (await activeCalls(account)) === 1, 10_000);
+    await pause(300);
+    proxy.cut();
+    expect((await talker).code).toBe(0); // ended during the cut: its end waits in the journal
+    expect((await callee).code).toBe(0);
+    await until("the ledger ended it (lease lapsed)", async () => (await activeCalls(account)) === 0, (LEASE_SECONDS + 5) * 1000);
+    await first.kill("SIGKILL");
+    proxy.restore();
+
+    const second = await startNodeProcess(stack, { NODE_HEARTBEAT_SECONDS: "1", NODE_ID: "ledger-process", MEDIA_SPOOL_DIR: spool });
+    nodes.push(second);
+    const call = await until(
+      "the real end in GET /calls",
+      async () => (await calls(account)).find((c) => c.hangup_by === "caller"),
+      15_000,
+    );
+    expect(call.status).toBe("completed");
+    expect(call.billsec).toBeGreaterThanOrEqual(4);
+    expect(call.billsec).toBeLessThanOrEqual(5);
+    expect(chargedMicros(await ledgerOf(account, call.id))).toBe(call.billsec * MICROS_PER_SECOND);
+  });
+});
