@@ -85,6 +85,9 @@ const ConfigFields = z.object({
   /** Evidence bundles and PDF reports (GET /calls/{id}/export, /report.pdf) an account may make per window, both counted together. */
   CALL_EXPORT_LIMIT: int(1).default(30),
   CALL_EXPORT_WINDOW_SEC: int(1).default(600),
+  /** Whitelist entries per account, and whitelist writes (create, change, delete, verify) per account per minute. */
+  WHITELIST_MAX_ENTRIES: int(1).default(100),
+  WHITELIST_WRITES_PER_MINUTE: int(1).default(30),
   // Cases, support tickets, share links and leads (docs/decisions.md, issue 14).
   /** Where support-ticket messages and setup-call requests (POST /public/leads) are mailed. */
   SERVICE_TEAM_EMAIL: z.email().default("service-team@call-shield.example"),

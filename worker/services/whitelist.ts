@@ -35,10 +35,6 @@ export const WHITELIST_BUSY = "Whitelist busy, retry";
 export const MAX_ENTRIES_REACHED = "Maximum number of IP entries reached";
 export const PROVEN_ELSEWHERE = "Another account has proven control of an overlapping range";
 
-/** Entries per account; far above what a carrier's SBCs and sub-customers need. */
-export const MAX_IP_ENTRIES = 100;
-/** Whitelist writes (create, change, delete, verify) an account may make per minute. */
-export const WHITELIST_WRITES_PER_MINUTE = 30;
 /** Verification attempts per entry per hour (the code has 80 bits; this only keeps guessing pointless). */
 const VERIFY_ATTEMPTS_PER_HOUR = 10;
 /** Ranges this narrow or narrower admit calls at once (the spec's onboarding); wider ones after proof or approval. */
@@ -97,9 +93,9 @@ const ipOut = (row: IpRow) => ({
   verified_at: row.provenAt,
 });
 
-/** Counts one whitelist write of the account; 429 past WHITELIST_WRITES_PER_MINUTE. */
+/** Counts one whitelist write of the account; 429 past WHITELIST_WRITES_PER_MINUTE (30 in production). */
 async function countWrite(s: Services, customerId: string): Promise<void> {
-  const verdict = await s.limiter(`whitelist-writes:${customerId}`).hit(WHITELIST_WRITES_PER_MINUTE, 60);
+  const verdict = await s.limiter(`whitelist-writes:${customerId}`).hit(s.config.WHITELIST_WRITES_PER_MINUTE, 60);
   if (!verdict.allowed) throw new TooManyRequests("too_many_whitelist_changes", verdict.retryAfterSec);
 }
 
@@ -149,7 +145,8 @@ export async function createIpEntry(s: Services, principal: Principal, input: Cr
   if ("problem" in range) throw new InvalidField("cidr", range.problem);
   await countWrite(s, customerId);
   const held = await db.select({ n: count() }).from(whitelistIps).where(eq(whitelistIps.customerId, customerId)).get();
-  if ((held?.n ?? 0) >= MAX_IP_ENTRIES) throw new Conflict(MAX_ENTRIES_REACHED);
+  // WHITELIST_MAX_ENTRIES (100 in production): far above what a carrier's SBCs and sub-customers need.
+  if ((held?.n ?? 0) >= s.config.WHITELIST_MAX_ENTRIES) throw new Conflict(MAX_ENTRIES_REACHED);
   const dialPrefix = input.dial_prefix ?? null;
   const destinationId = input.destination_id ?? null;
   if (destinationId) await requireOwnDestination(s, customerId, destinationId);
