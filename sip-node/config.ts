@@ -1,6 +1,5 @@
 // The SIP node's whole configuration, validated once at start. Nothing else in sip-node/
 // reads process.env: main passes the environment here and hands the result down.
-import { hkdfSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,8 +86,6 @@ export type SipNodeConfig = {
     timeoutMs: number;
     holdTimeoutMs: number;
     spoolDir: string;
-    /** Signs the names of the files this node writes to its spool (only those are uploaded at start). */
-    spoolKey: string;
     /** Private ranges the node may still send SIP and RTP to (SIP_ALLOWED_PRIVATE_RANGES). */
     allowedPrivateRanges: string[];
   };
@@ -122,7 +119,6 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
       holdTimeoutMs: c.RTP_HOLD_TIMEOUT_SECONDS * 1000,
       // One node's alone: at start, whatever is in it was left by this node's previous run.
       spoolDir: c.MEDIA_SPOOL_DIR ?? join(tmpdir(), "call-shield-media", c.NODE_ID),
-      spoolKey: Buffer.from(hkdfSync("sha256", c.NODE_TOKEN, c.NODE_ID, "call-shield media spool names", 32)).toString("hex"),
       allowedPrivateRanges: c.SIP_ALLOWED_PRIVATE_RANGES,
     },
     worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN, nodeId: c.NODE_ID },

@@ -14,9 +14,12 @@ import { repairSipLog, SipLogWriter } from "./sip-log.ts";
 import { Spool } from "./spool.ts";
 import type { MediaName } from "../../schema/node-api.ts";
 
-/** The media part of the configuration; the spool key and allowed ranges may be left out (tests). */
-export type MediaEngineOptions = Omit<SipNodeConfig["media"], "spoolKey" | "allowedPrivateRanges"> &
-  Partial<Pick<SipNodeConfig["media"], "spoolKey" | "allowedPrivateRanges">> & { publicAddress: string };
+/**
+ * The media part of the configuration (the allowed ranges may be left out: none). `spoolKey` (hex)
+ * signs spool names; absent, the spool keeps its own key in a file of its own.
+ */
+export type MediaEngineOptions = Omit<SipNodeConfig["media"], "allowedPrivateRanges"> &
+  Partial<Pick<SipNodeConfig["media"], "allowedPrivateRanges">> & { publicAddress: string; spoolKey?: string };
 
 const UPLOAD_ATTEMPTS = 3;
 /** A 409 means the call's record has not reached D1 yet (it does within seconds): asked again longer. */
@@ -118,11 +121,12 @@ export class MediaEngine {
    */
   async uploadLeftovers(): Promise<number> {
     const byCall = new Map<string, MediaFile[]>();
+    /** Media files whose names this node did not sign: never uploaded, left for the operator. */
+    const foreign: string[] = [];
     for (const entry of await readdir(this.spool.dir)) {
       const written = this.spool.parse(entry);
       if (!written) {
-        // Not a name this node signed: never uploaded, left for the operator to look at.
-        if (/\.(wav|pcap|jsonl)$/.test(entry)) this.log(`spooled ${entry} was not written by this node, not uploaded`);
+        if (/\.(wav|pcap|jsonl)$/.test(entry)) foreign.push(entry);
         continue;
       }
       const { callId, name } = written;
@@ -133,6 +137,12 @@ export class MediaEngine {
         continue;
       }
       byCall.set(callId, [...(byCall.get(callId) ?? []), { name, path }]);
+    }
+    if (foreign.length > 0) {
+      const some = foreign.slice(0, 3).join(", ");
+      this.log(
+        `${foreign.length} spooled file(s) were not written by this node, not uploaded: ${some}${foreign.length > 3 ? ", ..." : ""}`,
+      );
     }
     for (const [callId, files] of byCall) await this.upload(callId, files);
     return byCall.size;

@@ -1,9 +1,10 @@
 // The node's media spool: a private directory (0700, files 0600) where recordings, captures and
 // SIP logs wait for the Worker. Each file's name carries an HMAC of the call and the media name
-// under a key derived from the node's token, so at start the node uploads only files it wrote:
-// a file planted in the spool (by another user, before the directory was ours) is never sent.
+// under the spool's own key (a random key kept in `.spool-key`, 0600, created with the spool: it
+// outlives a rotated node token), so at start the node uploads only files it wrote: a file
+// planted in the spool (by another user, before the directory was ours) is never sent.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { MediaName } from "../../schema/node-api.ts";
 
@@ -17,11 +18,11 @@ export class Spool {
   readonly dir: string;
   private readonly key: Buffer;
 
-  /** Opens (creating) the spool directory, private to this user; `key` is hex (a random one when absent). */
+  /** Opens (creating) the spool directory, private to this user; `key` is hex (the spool's own when absent). */
   constructor(dir: string, key?: string) {
     this.dir = dir;
-    this.key = key ? Buffer.from(key, "hex") : randomBytes(32);
     ensurePrivateDirectory(dir);
+    this.key = key ? Buffer.from(key, "hex") : spoolKey(dir);
   }
 
   /** Where the node writes `name` of `callId`. */
@@ -42,6 +43,21 @@ export class Spool {
     return createHmac("sha256", this.key).update(`${callId}/${name}`).digest("hex").slice(0, 16);
   }
 }
+
+/** The key kept in the spool, created (32 random bytes, 0600) the first time. */
+function spoolKey(dir: string): Buffer {
+  const path = join(dir, KEY_FILE);
+  try {
+    writeFileSync(path, randomBytes(32).toString("hex"), { mode: SPOOL_FILE_MODE, flag: "wx" });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  const key = Buffer.from(readFileSync(path, "utf8").trim(), "hex");
+  if (key.length < 32) throw new Error(`media spool key ${path} is not 32 bytes of hex`);
+  return key;
+}
+
+const KEY_FILE = ".spool-key";
 
 /**
  * Creates `dir` (0700) or checks the one there: a real directory (not a symbolic link) owned by

@@ -16,7 +16,6 @@ describe("SIP node configuration", () => {
         timeoutMs: 60_000,
         holdTimeoutMs: 7_200_000,
         spoolDir: join(tmpdir(), "call-shield-media", "local-1"),
-        spoolKey: expect.stringMatching(/^[0-9a-f]{64}$/),
         allowedPrivateRanges: [],
       },
       worker: { url: "http://127.0.0.1:8787", nodeToken: token, nodeId: "local-1" },
