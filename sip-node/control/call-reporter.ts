@@ -169,8 +169,9 @@ export class CallReporter {
     this.wakeIdle();
   }
 
+  /** Nothing to send (a heartbeat alone may be in flight: a flush does not wait for it). */
   private idle(): boolean {
-    return !this.inFlight && this.pending.length === 0;
+    return this.pending.length === 0;
   }
 
   private wakeIdle(): void {
@@ -227,6 +228,7 @@ export class CallReporter {
       this.firstPendingAt = this.pending.length > 0 ? (this.firstPendingAt ?? Date.now()) : null;
       this.journal.ack(items.filter((item) => item.journaled).map((item) => item.event));
       if (answer && answer !== TOO_LARGE) this.deliver(answer);
+      if (this.idle()) this.wakeIdle();
       this.schedule();
     });
   }
