@@ -14,6 +14,7 @@ import { createIpEntry, deleteIpEntry, updateIpEntry } from "../../worker/servic
 import { request } from "./client.ts";
 import { createAccount, latestMailTo, makePlatformAdmin, principalOf, testServices, type Session } from "./fixtures.ts";
 import { addWhitelistEntry, insertDestination, registry, v4Block, v4Wide, v6Block } from "./network-fixtures.ts";
+import { addDestination } from "./destination-fixtures.ts";
 import { node } from "./node-client.ts";
 
 const OVERLAP = { detail: "CIDR overlaps a range registered to another account" };
@@ -591,6 +592,9 @@ describe("proof of control (issue 20, finding 4)", () => {
     const { base, cidr } = v4Block();
     const squatted = await addWhitelistEntry(squatter, cidr);
     expect(squatted).toMatchObject({ admits_calls: true, verification: "unverified" });
+    await addDestination(squatter, { is_default: true });
+    const before = await node.admit({ src_ip: `${base}.7`, dialed: "14155550123", customer_id: squatter.account.id });
+    expect(before.body.decision, JSON.stringify(before.body)).not.toBe("ignore");
     expect(await rangesHolding(`${base}.7`)).toEqual([squatter.account.id]);
     expect(await accountHolding(testServices().db, `${base}.7`)).toBe(squatter.account.id);
 
@@ -619,8 +623,10 @@ describe("proof of control (issue 20, finding 4)", () => {
     expect(await latestMailTo(squatter.email)).toContain(cidr);
     expect(await rangesHolding(`${base}.7`)).toEqual([carrier.account.id]);
     expect(await accountHolding(testServices().db, `${base}.7`)).toBe(carrier.account.id);
-    // The squatter's account admits nothing from the range any more.
+    // The squatter's account admits nothing from the range any more, even from a node whose copy is stale.
     expect((await admissionStateOf(testServices().db, squatter.account.id))!.entries).toEqual([]);
+    const after = await node.admit({ src_ip: `${base}.7`, dialed: "14155550123", customer_id: squatter.account.id });
+    expect(after.body).toEqual({ decision: "ignore" });
     expect((await admissionStateOf(testServices().db, carrier.account.id))!.entries.map((e) => e.id)).toEqual([contested.id]);
 
     // The squatter cannot take it back, even holding its own code, nor claim over a proven range.
