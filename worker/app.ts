@@ -17,6 +17,7 @@ import * as dashboard from "./api/dashboard/index.ts";
 import * as destinations from "./api/destinations/index.ts";
 import * as docs from "./api/docs/index.ts";
 import * as events from "./api/events/index.ts";
+import * as invoices from "./api/invoices/index.ts";
 import * as health from "./api/health/index.ts";
 import * as leads from "./api/leads/index.ts";
 import * as passkeys from "./api/passkeys/index.ts";
@@ -52,6 +53,7 @@ const AREAS: { register(api: Api): void }[] = [
   settings,
   admin,
   billing,
+  invoices,
   dashboard,
   destinations,
   whitelist,

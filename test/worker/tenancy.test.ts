@@ -5,6 +5,7 @@
 // request body with no example, or a security scheme nobody says how to present, fails a test
 // that names what is missing.
 import { describe, expect, it } from "vitest";
+import { issueInvoices } from "../../worker/services/invoices.ts";
 import { addTranscript, giveVerdict } from "./call-record-fixtures.ts";
 import { request, type Reply, type RequestOptions } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
@@ -178,6 +179,14 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   // Links of one recorded call per account: a call costs a whitelist entry, and the account is shared by the whole file.
   share_id: async (owner) => created(await owner.client.post(`/api/calls/${await callToShare(owner)}/share`, {}), "share link").id,
   ticket_id: async (owner) => created(await owner.client.post("/api/support/tickets", { subject: "Tenancy", body: "?" }), "ticket").id,
+  invoice_id: async (owner) => {
+    // The Cron Trigger invoices last month: this month's (the welcome credit) is issued on the 1st of the next.
+    const now = new Date();
+    await issueInvoices(testServices(), new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 1)));
+    const list = await owner.client.get("/api/customer/invoices");
+    expect(list.body.total, JSON.stringify(list.body)).toBe(1);
+    return list.body.items[0].id;
+  },
 };
 
 /** A valid body for each operation that takes one, so that only the record's owner decides the answer. */
