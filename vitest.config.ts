@@ -25,6 +25,9 @@ export default defineConfig({
                 // The relying party is pinned by configuration (issue 20): the test client's origin.
                 WEBAUTHN_RP_ID: "api.test",
                 WEBAUTHN_ORIGIN: "https://api.test",
+                // Card payments through the embedded checkout, its callbacks signed with this secret as Stripe signs them.
+                PAYMENTS_PROVIDER: "local",
+                STRIPE_WEBHOOK_SECRET: `whsec_${secret()}`,
                 TEST_MIGRATIONS: await readD1Migrations("./schema/migrations"),
               },
               // As wrangler.toml has them, but call records go to D1 at once: tests wait for them.

@@ -27,7 +27,7 @@ const LOCAL_VARS = {
   LOGIN_IP_MAX_FAILURES: "100000",
   LOGIN_IP_MAX_ATTEMPTS: "1000000",
   INGRESS_HOST: API_HOST,
-  ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true" } : {}),
+  ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local" } : {}),
 };
 
 ensureDevVars();

@@ -21,6 +21,7 @@ import * as invoices from "./api/invoices/index.ts";
 import * as health from "./api/health/index.ts";
 import * as leads from "./api/leads/index.ts";
 import * as passkeys from "./api/passkeys/index.ts";
+import * as payments from "./api/payments/index.ts";
 import * as profile from "./api/profile/index.ts";
 import { renderError } from "./api/render-error.ts";
 import * as routing from "./api/routing/index.ts";
@@ -36,6 +37,7 @@ import { newExchangeApp } from "./exchange/app.ts";
 import { newInternalApp } from "./internal/app.ts";
 import { requestBodyLimit } from "./lib/body-limit.ts";
 import { validationError } from "./lib/validation.ts";
+import { newCheckoutPages } from "./pages/checkout.ts";
 import { newMailPages } from "./pages/mail.ts";
 import { newSharePages } from "./pages/share.ts";
 import { newServices } from "./services/context.ts";
@@ -53,6 +55,7 @@ const AREAS: { register(api: Api): void }[] = [
   settings,
   admin,
   billing,
+  payments,
   invoices,
   dashboard,
   destinations,
@@ -119,7 +122,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
   });
   app.route("/api", newApi());
   app.route("/internal", newInternalApp());
-  // The local mail view (`npm start` only; 404 anywhere else).
+  // The local checkout and the local mail view (`npm start` only; 404 anywhere else).
+  app.route("/dev/checkout", newCheckoutPages());
   app.route("/dev", newMailPages());
   // The page a share link opens (its script and style are static assets under /share-assets/).
   app.route("/share", newSharePages());

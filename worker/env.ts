@@ -129,6 +129,16 @@ const ConfigFields = z.object({
   DATA_REGIONS: regionList.default(["ca"]),
   /** Regions where the platform has a media relay: what PUT /customer/data-location accepts as media_region. */
   MEDIA_REGIONS: regionList.default(["ca"]),
+  /**
+   * Card payments: stripe (Checkout with STRIPE_SECRET_KEY), local (the embedded checkout page for
+   * `npm start` and tests: never on a deployed Worker, it credits without a card) or off. A
+   * STRIPE_SECRET_KEY selects stripe whatever this says, unless it is off.
+   */
+  PAYMENTS_PROVIDER: z.enum(["stripe", "local", "off"]).default("off"),
+  STRIPE_SECRET_KEY: z.string().startsWith("sk_").optional(),
+  STRIPE_PUBLISHABLE_KEY: z.string().startsWith("pk_").optional(),
+  /** Signs the provider's callbacks (whsec_...); locally a key derived from JWT_SECRET when unset. */
+  STRIPE_WEBHOOK_SECRET: z.string().min(16).optional(),
   // The calls pipeline (docs/decisions.md, "Calls and analysis").
   /** Who turns recordings into text: Workers AI's Whisper, an OpenAI-compatible URL, or nobody. */
   TRANSCRIPTION_PROVIDER: z.enum(["workers-ai", "openai-compatible", "off"]).default("workers-ai"),

@@ -16,6 +16,7 @@ import {
   TooManyRequests,
   Unauthenticated,
   Unavailable,
+  UpstreamFailed,
 } from "../services/errors.ts";
 
 /** The HTTP form of a domain error. */
@@ -31,6 +32,7 @@ export function httpErrorOf(err: DomainError): ApiError {
     return new ApiError(429, err.detail, { "Retry-After": String(Math.max(1, Math.ceil(err.retryAfterSec))) });
   }
   if (err instanceof Unavailable) return new ApiError(503, err.detail);
+  if (err instanceof UpstreamFailed) return new ApiError(502, err.detail);
   if (err instanceof RangeNotSatisfiable) return new ApiError(416, err.detail, { "Content-Range": `bytes */${err.size}` });
   return new ApiError(500, "Internal Server Error");
 }

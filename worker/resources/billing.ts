@@ -33,3 +33,32 @@ export const LedgerListSchema = pageOf(LedgerEntrySchema, "LedgerList");
 export const ChoosePlanSchema = z
   .object({ plan_code: z.string().min(1).max(64).openapi({ description: "A plan of GET /plans", example: "starter" }) })
   .openapi("ChoosePlan");
+
+export const PaymentsConfigSchema = z
+  .object({
+    enabled: z.boolean(),
+    publishable_key: z.string().openapi({ example: "pk_test_..." }),
+    currency: z.string().openapi({ example: "usd" }),
+    preset_amounts: z.array(z.number().int()).openapi({ example: [25, 50, 100, 250] }),
+    min_custom_amount: z.number().int().openapi({ example: 10 }),
+  })
+  .openapi("PaymentsConfig");
+
+export const CheckoutRequestSchema = z
+  .object({
+    amount: z
+      .union([z.number(), z.string().max(32)])
+      .openapi({ description: "US dollars, at least 10, whole cents (a preset: 25, 50, 100, 250)", example: 50 }),
+  })
+  .openapi("CheckoutRequest");
+
+export const CheckoutSessionSchema = z
+  .object({
+    session_id: z.string().openapi({ example: "cs_test_a1b2c3" }),
+    url: z.string().openapi({ description: "Where the browser goes to pay", example: "https://checkout.stripe.com/c/pay/cs_test_a1b2c3" }),
+  })
+  .openapi("CheckoutSession");
+
+export const PaymentEventReceiptSchema = z
+  .object({ received: z.literal(true), duplicate: z.boolean().openapi({ description: "true: this event id was handled before" }) })
+  .openapi("PaymentEventReceipt");

@@ -72,6 +72,9 @@ export class PaymentRequired extends DomainError {
   }
 }
 
+/** An outside service the verb relies on (the payment provider) failed. */
+export class UpstreamFailed extends DomainError {}
+
 /** A part the verb needs (the trunk registry, the SIP node) cannot be reached now; retrying may work. */
 export class Unavailable extends DomainError {}
 

@@ -39,8 +39,13 @@ const feeEntryId = (customerId: string, planCode: string, cycleKey: string | nul
 
 /** Changes the account's plan at once: the first month's fee is charged in full, a new cycle starts now. */
 export async function subscribePlan(s: Services, principal: Principal, input: { plan_code: string }) {
-  const { customer } = principal;
-  const plan = await findPlan(s, input.plan_code);
+  const current = await changePlan(s, principal.customer, input.plan_code);
+  return accountOut(s, { ...principal, customer: current });
+}
+
+/** subscribePlan for an account row (also used when a card payment for a plan completes); the row after. */
+export async function changePlan(s: Services, customer: CustomerRow, planCode: string): Promise<CustomerRow> {
+  const plan = await findPlan(s, planCode);
   if (!plan || !plan.active) throw new NotFound("Plan not found");
   if (plan.code === customer.planCode) throw new Conflict("Already subscribed to this plan");
   const now = nowIso();
@@ -73,7 +78,7 @@ export async function subscribePlan(s: Services, principal: Principal, input: { 
     await refundFee(s, customer.id, entryId);
     throw new Conflict("The plan was changed by another request");
   }
-  return accountOut(s, { ...principal, customer: current });
+  return current;
 }
 
 export type RenewalOutcome = { customerId: string; outcome: "renewed" | "lapsed" | "skipped" };
