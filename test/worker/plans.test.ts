@@ -166,3 +166,15 @@ describe("plan renewal (Cron Trigger)", () => {
     expect(mine(await renewPlans(s, new Date(Date.parse(renewed.plan_renews_at) + 120_000)))).toEqual([]);
   });
 });
+
+describe("GET /api/customer/ledger ids", () => {
+  it("are UUIDs for every entry, the same on every read", async () => {
+    const owner = await createAccount();
+    await topUp(owner, 100);
+    await owner.client.post("/api/customer/plan", { plan_code: "starter" });
+    const first = await ledgerOf(owner);
+    expect(first.map((e) => e.type)).toEqual(["plan", "topup", "credit"]);
+    for (const entry of first) expect(entry.id).toMatch(UUID);
+    expect((await ledgerOf(owner)).map((e) => e.id)).toEqual(first.map((e) => e.id));
+  });
+});

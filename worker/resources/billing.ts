@@ -17,7 +17,7 @@ export const BalanceSchema = z
 
 export const LedgerEntrySchema = z
   .object({
-    id: z.string().openapi({ example: "signup-credit:019a6c1e-6f2b-7c3d-9e4f-0a1b2c3d4e5f" }),
+    id: z.uuid().openapi({ example: "5c1e0f4a-2b7d-5e3a-9c1f-0a1b2c3d4e5f" }),
     type: z.string().openapi({ description: "credit, call, analysis, plan_fee, topup, refund", example: "credit" }),
     amount: z.number().openapi({ description: "USD; negative for charges", example: 5 }),
     balance_after: z.number().openapi({ example: 5 }),

@@ -1,3 +1,4 @@
+import { validate as isUuid, v5 as uuidv5 } from "uuid";
 import type { LedgerEntry } from "../../durable-objects/account-ledger.ts";
 import { toUsd } from "../lib/money.ts";
 import { page, type PageParams } from "../lib/pagination.ts";
@@ -27,8 +28,14 @@ export async function balanceOf(s: Services, { customer }: Principal) {
   };
 }
 
+/** Namespace of the UUIDs shown for ledger entries whose internal key is not one ("analysis:<job>"). */
+const LEDGER_ENTRY_NAMESPACE = "3f6d2b8a-0c4e-4d71-9a5b-7e2c1f8d6a40";
+
+/** The spec's ids are UUIDs: an entry keyed otherwise inside the ledger shows a stable UUID v5 of its key. */
+export const ledgerEntryId = (key: string) => (isUuid(key) ? key : uuidv5(key, LEDGER_ENTRY_NAMESPACE));
+
 const entryOut = (e: LedgerEntry) => ({
-  id: e.id,
+  id: ledgerEntryId(e.id),
   type: e.type,
   amount: toUsd(e.amount_micros),
   balance_after: toUsd(e.balance_after_micros),
