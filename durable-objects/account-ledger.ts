@@ -4,7 +4,7 @@
 // runs alone, so no two requests can both take the last port or spend the last dollar.
 // Outcomes cross the RPC boundary as values ({ok: false, reason}), never as exceptions.
 import { DurableObject } from "cloudflare:workers";
-import type { CallReportAnswer } from "../schema/node-api.ts";
+import type { CallReportAnswer, MediaName } from "../schema/node-api.ts";
 import type { AdmissionState } from "./call-admission.ts";
 import {
   CallLedger,
@@ -218,6 +218,12 @@ export class AccountLedger extends DurableObject {
 
   liveCall(callId: string): LiveCall | null {
     return this.calls.liveCalls().find((call) => call.callId === callId) ?? null;
+  }
+
+  /** A file of the call stored before its record reached D1: what it changes follows the record through the outbox. */
+  async noteMedia(input: { callId: string; name: MediaName; key: string }): Promise<void> {
+    this.write(() => this.calls.noteMedia(input.callId, input.name, input.key));
+    await this.schedule();
   }
 
   knowsCall(callId: string): boolean {

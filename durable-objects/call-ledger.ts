@@ -2,7 +2,15 @@
 // (from the admission state written through from D1, so no D1 read on the call path), the live
 // calls with the node that carries each under a lease, credit held in slices, and the outbox
 // through which call records reach D1 (the alarm sends it to the call-records queue).
-import type { AdmissionRejection, AdmissionTicket, AdmitRequest, CallEvent, CallReportAnswer, ReportedEvent } from "../schema/node-api.ts";
+import type {
+  AdmissionRejection,
+  AdmissionTicket,
+  AdmitRequest,
+  CallEvent,
+  CallReportAnswer,
+  MediaName,
+  ReportedEvent,
+} from "../schema/node-api.ts";
 import { normalizeNumber } from "../worker/lib/numbers.ts";
 import {
   chooseRoute,
@@ -81,7 +89,9 @@ export type CallRecordMessage =
       charge: { billsec: number; charged_micros: number } | null;
       /** The real end of a call the ledger had ended as node_lost: it replaces that end. */
       supersede?: boolean;
-    };
+    }
+  /** A file of the call stored in R2 before its record reached D1. */
+  | { type: "media"; call_id: string; name: MediaName; key: string };
 
 /** A live call as the ledger keeps it. */
 export type LiveCall = {
@@ -483,6 +493,10 @@ export class CallLedger {
   }
 
   // ---- Outbox ----
+
+  noteMedia(callId: string, name: MediaName, key: string): void {
+    this.enqueue({ type: "media", call_id: callId, name, key });
+  }
 
   private forward(callId: string, event: CallEvent, charge: { billsec: number; charged_micros: number } | null): void {
     this.enqueue({ type: "event", call_id: callId, customer_id: this.admissionState()?.account.id ?? "", event, charge });

@@ -218,8 +218,8 @@ export type CallReportAnswer = z.infer<typeof CallReportAnswer>;
 
 // ---- Media uploads: PUT /internal/calls/{call_id}/media/{name}?customer_id=<uuid> ----
 // Call records reach D1 a moment after the ledger has them: an upload for a call the ledger of
-// `customer_id` knows but D1 does not hold yet answers 409 with Retry-After (upload again); an
-// unknown call answers 404 (drop the file).
+// `customer_id` knows but D1 does not hold yet is taken all the same (what it changes in the record
+// follows the record through the ledger's outbox); an unknown call answers 404 (drop the file).
 
 /**
  * What a node uploads when a call ends: the stereo recording, one capture per media leg, and the

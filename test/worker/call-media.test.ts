@@ -137,6 +137,41 @@ describe("PUT /internal/calls/{call_id}/media/{name}", () => {
     );
   });
 
+  it("takes a file whose call's record has not reached D1 yet, and the record points at it once it arrives", async () => {
+    const { owner, callId } = await placedCall();
+    // Removed here, put back below: stands for a record still on its way through the call-records queue.
+    const row = (await env.DB.prepare("SELECT * FROM calls WHERE id = ?").bind(callId).first<Record<string, unknown>>())!;
+    await env.DB.prepare("DELETE FROM calls WHERE id = ?").bind(callId).run();
+    const wav = wavFile();
+    const put = (query: string) =>
+      exports.default.fetch(
+        new Request(`${ORIGIN}/internal/calls/${callId}/media/recording.wav${query}`, {
+          method: "PUT",
+          body: wav,
+          headers: { Authorization: `Bearer ${env.NODE_TOKEN}`, "Content-Type": "audio/wav", "Content-Length": String(wav.byteLength) },
+        }),
+      );
+    // Without the account named, nobody can tell the call exists yet.
+    expect((await put("")).status).toBe(404);
+    expect((await put(`?customer_id=${crypto.randomUUID()}`)).status).toBe(404);
+    const taken = await put(`?customer_id=${owner.account.id}`);
+    expect(taken.status).toBe(200);
+    const key = `calls/${owner.account.id}/${callId}/recording.wav`;
+    expect(new Uint8Array(await (await env.MEDIA.get(key))!.arrayBuffer())).toEqual(wav);
+
+    const columns = Object.keys(row);
+    await env.DB.prepare(`INSERT INTO calls (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
+      .bind(...columns.map((c) => row[c]))
+      .run();
+    const deadline = Date.now() + 10_000;
+    let call = await owner.client.get(`/api/calls/${callId}`);
+    while (!call.body.recording_available && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      call = await owner.client.get(`/api/calls/${callId}`);
+    }
+    expect(call.body).toMatchObject({ recording_available: true, recording_wav_path: key });
+  });
+
   it("overwrites on a second upload and lists each capture once", async () => {
     const { owner, callId, prefix } = await recordedCall();
     const again = pcapFile(9);

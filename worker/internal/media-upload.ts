@@ -1,17 +1,18 @@
 // PUT /internal/calls/{call_id}/media/{name}: a SIP node uploads a call's recording, one media
 // leg's capture or its SIP log when the call ends. The body streams into R2 (never held in memory)
 // under calls/{customer_id}/{call_id}/{name}; then the call row points at a recording or capture
-// (the SIP log's key is derived from the call, so nothing is written for it). Uploading again
-// overwrites the object and changes nothing else, so a node may retry freely.
-import { eq, sql } from "drizzle-orm";
+// (the SIP log's key is derived from the call, so nothing is written for it). A call whose record
+// has not reached D1 yet (it follows the ledger's outbox) is taken all the same when the ledger
+// named by ?customer_id= knows it. Uploading again overwrites the object and changes nothing
+// else, so a node may retry freely.
+import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { calls } from "../../schema/calls.ts";
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, MediaName, type MediaUploadResponse } from "../../schema/node-api.ts";
-import { afterRecording } from "../services/analysis-pipeline.ts";
 import type { Services } from "../services/context.ts";
+import { recordStoredMedia } from "../services/stored-media.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
 import { mediaKey } from "../lib/media-keys.ts";
-import { nowIso } from "../lib/time.ts";
 
 /** The declared body length: required (R2 needs a known length to take a stream), and bounded. */
 function declaredLength(request: Request): number {
@@ -39,31 +40,18 @@ export async function uploadMedia(
   const name = parsed.data;
   const length = declaredLength(request);
   const call = await deps.db.select({ id: calls.id, customerId: calls.customerId }).from(calls).where(eq(calls.id, callId)).get();
-  if (!call) {
-    // The ledger has the call but its record is still on its way to D1: the node uploads again shortly.
-    if (customerId && /^[0-9a-f-]{36}$/i.test(customerId) && (await deps.ledger(customerId).knowsCall(callId))) {
-      throw new ApiError(409, "The call's record is not written yet: upload again", { "Retry-After": "1" });
-    }
-    throw notFound("Call not found");
+  if (call) {
+    const key = mediaKey(call.customerId, call.id, name);
+    const object = await streamToR2(deps.media, key, request, length, MEDIA_CONTENT_TYPES[name]);
+    await recordStoredMedia(deps, call.id, name, key);
+    return { key, size: object.size };
   }
-
-  const key = mediaKey(call.customerId, call.id, name);
+  // The ledger has the call but its record is still on its way to D1: the file is stored now, and
+  // what it changes in the call's record follows the record through the ledger's outbox.
+  if (!customerId || !UUID.test(customerId) || !(await deps.ledger(customerId).knowsCall(callId))) throw notFound("Call not found");
+  const key = mediaKey(customerId, callId, name);
   const object = await streamToR2(deps.media, key, request, length, MEDIA_CONTENT_TYPES[name]);
-
-  if (name === "recording.wav") {
-    await deps.db.update(calls).set({ recordingWavPath: key, recordingAvailable: true, updatedAt: nowIso() }).where(eq(calls.id, call.id));
-    await afterRecording(deps, call.id);
-  } else if (name === "caller.pcap" || name === "callee.pcap") {
-    // One statement, so the caller's and the callee's uploads can race without losing either:
-    // the key joins the list once, caller's capture first.
-    const paths = sql`(SELECT json_group_array(value) FROM (
-        SELECT value FROM (
-          SELECT value FROM json_each(coalesce(${calls.recordingPcapPaths}, '[]')) UNION SELECT ${key}
-        ) WHERE value IS NOT NULL
-        ORDER BY CASE WHEN value LIKE '%/caller.pcap' THEN 0 WHEN value LIKE '%/callee.pcap' THEN 1 ELSE 2 END, value
-      ))`;
-    await deps.db.update(calls).set({ recordingPcapPaths: paths, updatedAt: nowIso() }).where(eq(calls.id, call.id));
-  }
+  await deps.ledger(customerId).noteMedia({ callId, name, key });
   return { key, size: object.size };
 }
 
@@ -72,6 +60,8 @@ export async function uploadMedia(
  * on the way, so a body shorter or longer than its Content-Length is told apart from a failing
  * bucket (400 rather than 500); either way the put fails and nothing is stored.
  */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 async function streamToR2(bucket: R2Bucket, key: string, request: Request, length: number, contentType: string) {
   let seen = 0;
   let mismatch = false;

@@ -14,6 +14,7 @@ import { callSipMessages, calls } from "../../schema/calls.ts";
 import { d1Chunks, paramsPerRow, runBatch, type Db } from "../lib/db.ts";
 import { q850Text } from "../lib/q850.ts";
 import type { Services } from "./context.ts";
+import { recordStoredMedia } from "./stored-media.ts";
 
 type EventMessage = Extract<CallRecordMessage, { type: "event" }>;
 
@@ -22,17 +23,23 @@ const ENDED = ["completed", "failed", "rejected"];
 /** What became of one message: written, or to be tried again (its call's record is not in D1 yet). */
 export type WriteOutcome = "written" | "retry";
 
-/** Writes a batch of messages: records first (so the events of a new call find their row), then every event in order. */
+/**
+ * Writes a batch of messages: records first (so the events of a new call find their row), then
+ * every event in order, then what stored files change (a recording starts the analysis).
+ */
 export async function writeCallRecords(s: Services, messages: CallRecordMessage[]): Promise<WriteOutcome[]> {
   const records = messages.flatMap((m) => (m.type === "record" ? [m.record as typeof calls.$inferInsert] : []));
   for (const slice of d1Chunks(records, paramsPerRow(calls))) {
     await s.db.insert(calls).values(slice).onConflictDoNothing();
   }
-  const events = messages.filter((m): m is EventMessage => m.type === "event");
-  const present = await existingCalls(s.db, [...new Set(events.map((m) => m.call_id))]);
-  const statements = events.filter((m) => present.has(m.call_id)).flatMap((m) => statementsFor(s.db, m));
-  await runBatch(s.db, statements);
-  return messages.map((m) => (m.type === "event" && !present.has(m.call_id) ? "retry" : "written"));
+  const present = await existingCalls(s.db, [...new Set(messages.flatMap((m) => (m.type === "record" ? [] : [m.call_id])))]);
+  const events = messages.filter((m): m is EventMessage => m.type === "event" && present.has(m.call_id));
+  await runBatch(
+    s.db,
+    events.flatMap((m) => statementsFor(s.db, m)),
+  );
+  for (const m of messages) if (m.type === "media" && present.has(m.call_id)) await recordStoredMedia(s, m.call_id, m.name, m.key);
+  return messages.map((m) => (m.type !== "record" && !present.has(m.call_id) ? "retry" : "written"));
 }
 
 async function existingCalls(db: Db, ids: string[]): Promise<Set<string>> {
