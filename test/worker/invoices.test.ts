@@ -129,6 +129,17 @@ describe("monthly invoices", () => {
     expect(await invoiceOf(owners[0]!)).toEqual(first);
   });
 
+  it("is issued in the first three days of the month only", async () => {
+    const owner = await monthOfUse(null);
+    const late = nextMonth();
+    late.setUTCDate(4);
+    expect(await issueInvoices(testServices(), late)).toEqual([]);
+    expect((await owner.client.get("/api/customer/invoices")).body.total).toBe(0);
+    late.setUTCDate(3);
+    await issueInvoices(testServices(), late);
+    expect((await owner.client.get("/api/customer/invoices")).body.total).toBe(1);
+  });
+
   it("stays due for the tax the balance cannot cover", async () => {
     const owner = await monthOfUse({ country: "CA", province: "ON" });
     const ledger = testServices().ledger(owner.account.id);

@@ -81,8 +81,15 @@ export function invoiceLines(entries: LedgerEntry[]): { lines: InvoiceLine[]; cr
   return { lines, credits: [...credits.values()].map((c) => ({ ...c, amount_micros: roundToCent(c.amount_micros) })) };
 }
 
+/**
+ * The ticks of the first days of a month issue the month before; later ticks do nothing, so an
+ * account in which no money moved is not looked at again every tick all month.
+ */
+const ISSUING_DAYS = 3;
+
 /** Issues last month's invoice of every account that had money move then and has none yet. */
 export async function issueInvoices(s: Services, now: Date): Promise<string[]> {
+  if (now.getUTCDate() > ISSUING_DAYS) return [];
   const period = previousMonth(now);
   const due = await s.db
     .select()

@@ -14,7 +14,7 @@ const listRoute = createRoute({
   tags,
   summary: "Monthly usage invoices, newest first",
   description:
-    "One per calendar month (UTC) in which money moved, issued early on the 1st of the next month and never changed after. " +
+    "One per calendar month (UTC) in which money moved, issued in the first three days of the next month and never changed after. " +
     "Tax by the billing address at issue: exempt outside Canada; HST 13% ON, 15% NB/NL/NS/PE; 5% GST elsewhere in Canada.",
   ...authenticated,
   request: { query: pageQuery(WIDE_PAGE) },
