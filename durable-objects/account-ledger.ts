@@ -166,10 +166,14 @@ const FLUSH_MESSAGES = 100;
 const FLUSH_BYTES = 200_000;
 /** How long a failed flush waits before the alarm tries again. */
 const FLUSH_RETRY_MS = 1_000;
+/** New outbox messages wait this long for others, so a busy account flushes a batch, not each call. */
+const FLUSH_DELAY_MS = 100;
 
 export class AccountLedger extends DurableObject {
   private readonly sql: SqlStorage;
   private readonly calls: CallLedger;
+  /** When the alarm is set for, as this instance last set or read it (undefined: not known yet). */
+  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -232,6 +236,8 @@ export class AccountLedger extends DurableObject {
 
   /** Ends the calls of nodes whose lease lapsed, and sends the outbox to the call-records queue. */
   override async alarm(): Promise<void> {
+    // The alarm that fires is spent: the next one is set by schedule() below.
+    this.alarmAt = null;
     this.write(() => this.calls.expireLeases(Date.now()));
     const flushed = await this.flush();
     await this.schedule(flushed ? undefined : Date.now() + FLUSH_RETRY_MS);
@@ -260,17 +266,19 @@ export class AccountLedger extends DurableObject {
     return true;
   }
 
-  /** The alarm at the earliest of: now when the outbox holds messages, a retry, the next lease to lapse. */
+  /** The alarm at the earliest of: shortly when the outbox holds messages, a retry, the next lease to lapse. */
   private async schedule(retryAt?: number): Promise<void> {
     const candidates = [
       retryAt,
-      this.calls.hasOutbox() && retryAt === undefined ? Date.now() : undefined,
+      this.calls.hasOutbox() && retryAt === undefined ? Date.now() + FLUSH_DELAY_MS : undefined,
       this.calls.nextLeaseDeadline() ?? undefined,
     ];
     const next = Math.min(...candidates.filter((t): t is number => t !== undefined));
     if (!Number.isFinite(next)) return;
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= next) return;
+    this.alarmAt = next;
+    await this.ctx.storage.setAlarm(next);
   }
 
   summary(): LedgerSummary {
