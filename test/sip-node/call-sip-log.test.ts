@@ -33,8 +33,14 @@ afterEach(async () => {
 });
 
 /** Lets real I/O (the log file being closed) finish while the fake clock stays put. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 2_000 && !done(); i++) await new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets the node's real file work (writes, closes, the upload) run until `done`, for at least 2,000
+ * turns of the event loop and at most `realMs` of real time: on a loaded machine the file system
+ * can take longer than a fixed number of turns.
+ */
+async function until(done: () => boolean, realMs = 10_000): Promise<void> {
+  const deadline = performance.now() + realMs;
+  for (let i = 0; !done() && (i < 2_000 || performance.now() < deadline); i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 const sipLogs = (n: MemoryNode) => n.uploads.filter((u) => u.name === "sip-log.jsonl");
@@ -70,7 +76,7 @@ describe("a call's SIP log", () => {
 
     // The callee takes its time answering our BYE: the log stays open past the quiet period.
     await vi.advanceTimersByTimeAsync(SIP_LOG_QUIET_MS * 2);
-    await until(() => sipLogs(node!).length > 0);
+    await until(() => sipLogs(node!).length > 0, 0);
     expect(sipLogs(node)).toEqual([]);
     const [bye] = node.requestsTo(CALLEE, "BYE");
     node.deliver(calleeReply(bye!, 200), CALLEE);
@@ -164,7 +170,7 @@ describe("a call's SIP log", () => {
     node.deliver(callerInvite(), CALLER);
     await node.started();
     await vi.advanceTimersByTimeAsync(SIP_LOG_MAX_LINGER_MS);
-    await until(() => sipLogs(node!).length > 0);
+    await until(() => sipLogs(node!).length > 0, 0);
     expect(node.uploads).toEqual([]);
   });
 });
