@@ -123,8 +123,9 @@ describe("a node killed with SIGKILL", () => {
     for (const call of lost) {
       expect(call).toMatchObject({ status: "completed", hangup_by: "platform", end_reason: "node_lost" });
       // Ended at the last renewal: at most a heartbeat (1 s) and a round trip before the kill.
+      // A report already on its way when the signal struck may reach the Worker just after.
       const endedAt = Date.parse(call.ended_at);
-      expect(endedAt).toBeLessThanOrEqual(killedAt);
+      expect(endedAt).toBeLessThanOrEqual(killedAt + 1_000);
       expect(endedAt).toBeGreaterThan(killedAt - 2_500);
       const talk = (endedAt - Date.parse(call.answered_at)) / 1000;
       expect(call.billsec).toBe(Math.ceil(talk));
