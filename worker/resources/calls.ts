@@ -435,30 +435,30 @@ export const TransferSchema = z
   })
   .openapi("Transfer");
 
-/** A call that is up now, as the account's ledger holds it (D1 has it a moment later). */
-export const LiveCallSchema = z
-  .object({
-    id: z.uuid(),
-    status: z.enum(["ringing", "active"]),
-    ani: z.string().nullable(),
-    dialed: z.string().nullable(),
-    external_id: z.string().nullable(),
-    external_name: z.string().nullable(),
-    sub_customer: z.string().nullable().optional(),
-    dest_host: z.string(),
-    dest_port: z.number().int(),
-    dest_transport: z.string(),
-    dest_kind: z.string(),
-    dest_provider: z.string().nullable().optional(),
-    routed_destination_label: z.string().nullable().optional(),
-    route_prefix: z.string().nullable(),
-    media_node: z.string().nullable().openapi({ description: "The SIP node carrying the call" }),
-    started_at: ts(),
-    answered_at: nullableTs(),
-    elapsed_sec: z.number().int().openapi({ description: "Seconds since the call started" }),
-    max_call_seconds: z.number().int().nullable(),
-    remaining_sec: z.number().int().nullable().openapi({ description: "Seconds left before the length cap (the whole cap while ringing)" }),
+/** A call that is up now, as the account's ledger holds it: the inspector's call facts while it is up. */
+export const LiveCallSchema = InspectSchema.shape.call
+  .pick({
+    id: true,
+    ani: true,
+    dialed: true,
+    external_id: true,
+    external_name: true,
+    sub_customer: true,
+    dest_host: true,
+    dest_port: true,
+    dest_transport: true,
+    dest_kind: true,
+    dest_provider: true,
+    routed_destination_label: true,
+    route_prefix: true,
+    media_node: true,
+    started_at: true,
+    answered_at: true,
+    elapsed_sec: true,
+    max_call_seconds: true,
+    remaining_sec: true,
   })
+  .extend({ status: z.enum(["ringing", "active"]) })
   .openapi("LiveCall");
 
 export const LiveCallsSchema = z

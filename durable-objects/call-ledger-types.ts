@@ -1,0 +1,92 @@
+// The call ledger's shapes: what it needs of the AccountLedger's books, its limits, its inputs and
+// answers over RPC, the messages its outbox sends to D1, and the rows it keeps.
+import type { AdmissionRejection, AdmissionTicket, AdmitRequest, CallEvent, MediaName, ReportedEvent } from "../schema/node-api.ts";
+import type { AdmissionDestination, CallRecord } from "./call-admission.ts";
+import type { Reservation, Settlement, Terms } from "./call-billing.ts";
+
+/** What the ledger's books offer the call ledger: its money and counters, in the same storage. */
+export type Books = {
+  balance(): { balance_micros: number; cycle_seconds_used: number; pilot_seconds_used: number };
+  held(): { calls: number; reserved_micros: number; pilot_seconds: number; included_seconds: number };
+  /** Posts a money movement (negative: a charge) and returns the balance after it. */
+  post(posting: {
+    id: string;
+    type: string;
+    amountMicros: number;
+    callId: string;
+    description: string | null;
+    waivedMicros?: number;
+    at: string;
+  }): number;
+  /** Moves the usage counters (seconds; micro-dollars waived by the pilot). */
+  count(cycleSeconds: number, pilotSeconds: number, waivedMicros: number): void;
+};
+
+export type CallLimits = {
+  /** A node's calls are ended this long after its last sign of life. */
+  leaseMs: number;
+  /** Credit is held this many seconds of talk at a time. */
+  sliceSeconds: number;
+  /** The longest call the platform carries. */
+  capSeconds: number;
+  /** A call whose share of the credit is shorter than this is refused (402). */
+  minGrantSeconds: number;
+};
+
+export type AdmitCallInput = { request: AdmitRequest; callId: string; now: string; limits: CallLimits };
+export type AdmitCallResult =
+  | { decision: "need_state" }
+  | { decision: "ignore" }
+  | AdmissionRejection
+  | (Omit<AdmissionTicket, "destination"> & { destination: AdmissionDestination });
+
+export type ReportInput = { nodeId: string; bootId: string; events: ReportedEvent[]; live: string[]; nowMs: number; limits: CallLimits };
+
+/** What the call-records queue carries to D1, in the order the ledger wrote it. */
+export type CallRecordMessage =
+  | { type: "record"; record: CallRecord }
+  | {
+      type: "event";
+      call_id: string;
+      customer_id: string;
+      event: CallEvent;
+      /** What the ledger charged, on the end. */
+      charge: { billsec: number; charged_micros: number } | null;
+      /** The real end of a call the ledger had ended as node_lost: it replaces that end. */
+      supersede?: boolean;
+    }
+  /** A file of the call stored in R2 before its record reached D1. */
+  | { type: "media"; call_id: string; name: MediaName; key: string };
+
+/** A live call as the ledger keeps it. */
+export type LiveCall = {
+  callId: string;
+  nodeId: string | null;
+  bootId: string | null;
+  status: "ringing" | "active";
+  answeredAt: string | null;
+  grantedSeconds: number;
+  record: CallRecord;
+};
+
+export type LiveRow = {
+  call_id: string;
+  terms: string;
+  reservation: string;
+  node_id: string | null;
+  boot_id: string | null;
+  status: string;
+  answered_at: string | null;
+  last_seq: number;
+  record: string | null;
+};
+
+/** What a settled call keeps, so a real end reported after a node_lost end can replace it. */
+export type Settled = {
+  billsec: number;
+  chargedMicros: number;
+  waivedMicros: number;
+  terms?: Terms;
+  reservation?: Reservation;
+  settlement?: Settlement;
+};
