@@ -25,6 +25,11 @@ export const AdmitRequest = z.object({
   /** Request-URI user part as received. */
   dialed: z.string().max(256),
   origin: Origin.default("sip"),
+  /**
+   * With origin "test": the test call the node was asked to originate. The Worker admits it
+   * against that test call's destination and number instead of the whitelist.
+   */
+  test_call_id: z.uuid().optional(),
   /** Headers the node captured for the record (Diversion, P-Asserted-Identity, User-Agent...). */
   captured_headers: z.record(z.string(), z.string()).optional(),
 });
@@ -269,6 +274,67 @@ export const MonitorResult = z.object({
 export const MonitorResults = z.object({ results: z.array(MonitorResult).max(1000) });
 export type MonitorResult = z.infer<typeof MonitorResult>;
 
+// ---- Test calls: the Worker asks a node to originate (a HubCommand), the node admits the call
+// through POST /internal/calls/admit with origin "test" and test_call_id, places it, reports
+// its call events like any call, and its test-call progress to
+// POST /internal/test-calls/{test_call_id}/progress. ----
+
+/** What the node plays once the far end answers: the announcement first, then the sample. */
+export const TestSpeech = z.enum(["route_test", "scam_sample", "verification_code"]);
+export type TestSpeech = z.infer<typeof TestSpeech>;
+
+export const OriginateCommand = z.object({
+  type: z.literal("originate"),
+  test_call_id: z.uuid(),
+  /** Call-ID of the outbound INVITE, chosen by the Worker so the test call and its call record meet. */
+  sip_call_id: z.string().min(1).max(256),
+  number: z.string(),
+  /** The From user part: a verified number of the account, or the platform's own. */
+  caller_id: z.string(),
+  seconds: z.number().int().positive(),
+  speech: TestSpeech,
+  /** Six digits the platform speaks, for speech "verification_code". */
+  code: z
+    .string()
+    .regex(/^[0-9]{6}$/)
+    .optional(),
+  /** How long the node lets it ring before it sends CANCEL. */
+  ring_timeout_seconds: z.number().int().positive().default(45),
+  /** Voice-agent mode: the answered number is bridged to this voice-AI destination instead of a sample. */
+  agent_destination_id: z.uuid().optional(),
+  instruction: z.string().max(2000).optional(),
+});
+export type OriginateCommand = z.infer<typeof OriginateCommand>;
+
+export const TestCallStatus = z.enum([
+  "awaiting_confirm",
+  "queued",
+  "dialing",
+  "ringing",
+  "answered",
+  "done",
+  "failed",
+  "cancelled",
+  "expired",
+]);
+export type TestCallStatus = z.infer<typeof TestCallStatus>;
+
+/** Node → Worker: a test call moved on. Later states never go back (the Worker ignores a step back). */
+export const TestCallProgress = z.object({
+  status: TestCallStatus.exclude(["awaiting_confirm", "queued", "expired"]),
+  at: z.iso.datetime(),
+  node_id: z.string().min(1).max(64),
+  /** The ledger's call id, once the call was admitted. */
+  call_id: z.uuid().nullable().optional(),
+  answered: z.boolean().optional(),
+  sip_code: z.number().int().min(100).max(699).nullable().optional(),
+  sip_reason: z.string().max(200).nullable().optional(),
+  talk_seconds: z.number().nonnegative().nullable().optional(),
+  ended_by: z.enum(["platform", "callee", "cancel", "timeout"]).nullable().optional(),
+  error: z.string().max(200).nullable().optional(),
+});
+export type TestCallProgress = z.infer<typeof TestCallProgress>;
+
 // ---- NodeHub commands over the node's WebSocket ----
 
 export const HubCommand = z.discriminatedUnion("type", [
@@ -276,6 +342,8 @@ export const HubCommand = z.discriminatedUnion("type", [
   z.object({ type: z.literal("hangup"), call_id: z.string() }),
   z.object({ type: z.literal("transfer"), call_id: z.string(), target: z.string(), mode: z.enum(["platform", "refer"]) }),
   z.object({ type: z.literal("stats"), call_id: z.string() }),
+  OriginateCommand,
+  z.object({ type: z.literal("cancel_test_call"), test_call_id: z.uuid() }),
 ]);
 export type HubCommand = z.infer<typeof HubCommand>;
 

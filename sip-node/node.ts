@@ -102,6 +102,9 @@ export async function startSipNode(
       }
       case "transfer":
         return { ...b2bua.transfer(command.call_id, command.target, command.mode), mode: command.mode, target: command.target };
+      case "originate":
+      case "cancel_test_call":
+        throw new Error(`${command.type}: this node does not place test calls yet`);
     }
   };
   const hub = new HubSocket(config, commands, log);

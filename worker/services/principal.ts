@@ -16,10 +16,21 @@ export type UserRow = typeof users.$inferSelect;
 export type Principal = {
   customer: CustomerRow;
   user: UserRow;
-  /** media_token: a recording token (`t`), good for one call's recording and nothing else. */
-  via: "token" | "api_key" | "media_token";
+  /**
+   * media_token: a recording token (`t`), good for one call's recording and nothing else.
+   * connector: an OAuth access token issued to an AI agent (MCP); what it asks for that rings a
+   * phone waits for a person's confirmation in the portal.
+   */
+  via: "token" | "api_key" | "media_token" | "connector";
   impersonatedBy: string | null;
+  /** Set when via is "connector": the OAuth client and grant behind the token, and its scopes. */
+  connector?: ConnectorGrant | null;
 };
+
+export type ConnectorGrant = { clientId: string; clientName: string | null; grantId: string; scopes: string[] };
+
+/** A person signed into the portal themselves (not a script's key, not an agent, not an impersonation). */
+export const isPortalSession = (p: Pick<Principal, "via" | "impersonatedBy">) => p.via === "token" && !p.impersonatedBy;
 
 /** What the session may do; an administrator account's member, or an impersonation, is never admin. */
 export function sessionRole(p: Pick<Principal, "customer" | "user" | "impersonatedBy">): "admin" | "owner" | "member" {
