@@ -39,6 +39,34 @@ export const oauthCodes = sqliteTable(
 );
 
 /**
+ * One row per consent a person gave an agent: the "authorised agents" the portal lists and
+ * revokes. The grant's refresh tokens live in its OAuthGrant Durable Object (which serialises
+ * rotation and revocation); this row is the read model, revoked_at mirrored from the object.
+ */
+export const oauthGrants = sqliteTable(
+  "oauth_grants",
+  {
+    id: id(),
+    customerId: customerId(),
+    userId: text("user_id").notNull(),
+    clientId: text("client_id").notNull(),
+    /** The client's name and redirect host as the person saw them on the consent page. */
+    clientName: text("client_name"),
+    redirectHost: text("redirect_host"),
+    /** Space-separated scopes granted. */
+    scope: text("scope").notNull(),
+    /** RFC 8707 resource the grant's access tokens are bound to (their audience). */
+    resource: text("resource").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at"),
+    revokedAt: timestamp("revoked_at"),
+    /** user | agent (RFC 7009 from the client) | replay (a rotated refresh token came back) */
+    revokedReason: text("revoked_reason"),
+  },
+  (t) => [index("oauth_grants_customer_created_idx").on(t.customerId, t.createdAt)],
+);
+
+/**
  * Refresh tokens, rotated on use. All tokens born of one authorization share grant_id; revoking
  * (or replaying a rotated token) revokes the whole grant, and access tokens carry grant_id so
  * they stop working with it.
@@ -76,6 +104,10 @@ export const dialerSessions = sqliteTable(
     userId: text("user_id").notNull(),
     createdAt: createdAt(),
     expiresAt: text("expires_at").notNull(),
+    /** When a call spent the token (single use): set by the admission that consumed it. */
+    usedAt: text("used_at"),
+    /** The call the token admitted (or the refusal recorded for it). */
+    callId: text("call_id"),
   },
   (t) => [
     uniqueIndex("dialer_sessions_token_hash_uq").on(t.tokenHash),
