@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import type { AccountLedger } from "../durable-objects/account-ledger.ts";
 import type { Limiter } from "../durable-objects/limiter.ts";
 import type { NodeHub } from "../durable-objects/node-hub.ts";
+import type { OAuthGrant } from "../durable-objects/oauth-grant.ts";
 import type { TrunkRegistry } from "../durable-objects/trunk-registry.ts";
 
 export type Bindings = {
@@ -17,6 +18,7 @@ export type Bindings = {
   TRUNK_REGISTRY: DurableObjectNamespace<TrunkRegistry>;
   NODE_HUB: DurableObjectNamespace<NodeHub>;
   LIMITER: DurableObjectNamespace<Limiter>;
+  OAUTH_GRANT: DurableObjectNamespace<OAuthGrant>;
   /** Workers AI (production: `[ai] binding = "AI"`); absent locally, where the offline adapters serve. */
   AI?: { run(model: string, input: Record<string, unknown>): Promise<unknown> };
   ASSETS?: Fetcher;
@@ -103,8 +105,26 @@ const ConfigFields = z.object({
   /** Setup-call requests (POST /public/leads) one source address may send per window. */
   LEAD_MAX_PER_IP: int(1).default(5),
   LEAD_WINDOW_SEC: int(1).default(3600),
+  // Test calls and verified caller IDs (docs/decisions.md, "Test calls").
+  /** The caller ID of test calls that name none, and of verification calls: the platform's own number. */
+  PLATFORM_CALLER_ID: z
+    .string()
+    .regex(/^\+?[0-9]{2,32}$/)
+    .default("+18005550100"),
+  /** Where the portal is, for a test call's confirm_url ({PORTAL_ORIGIN}/test-calls/{id}/confirm); unset: the API's own origin. */
+  PORTAL_ORIGIN: z.url().optional(),
+  /** Test calls (verification calls included) an account may ask for per hour. */
+  TEST_CALLS_PER_HOUR: int(1).default(30),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
+  // The web dialer (docs/decisions.md, "Web dialer").
+  /** Lifetime of a dialer token (POST /customer/dialer/session): minted as a call is placed, spent by its INVITE. */
+  DIALER_TOKEN_TTL_SEC: int(10).default(180),
+  /** The SIP node's WebSocket listener (RFC 7118) the dialer page connects to: wss:// in production. */
+  DIALER_WS_URL: z
+    .string()
+    .regex(/^wss?:\/\/[^\s/]+(\/\S*)?$/, "a ws:// or wss:// URL such as wss://sip.example.net:7443")
+    .default("ws://127.0.0.1:5066"),
   /** WebAuthn relying party (host name and https origin of the portal); required except on loopback (`npm start`). */
   WEBAUTHN_RP_ID: z.string().optional(),
   WEBAUTHN_ORIGIN: z.string().optional(),

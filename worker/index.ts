@@ -8,6 +8,7 @@ import { dispatchQueue } from "./queues/index.ts";
 export { AccountLedger } from "../durable-objects/account-ledger.ts";
 export { Limiter } from "../durable-objects/limiter.ts";
 export { NodeHub } from "../durable-objects/node-hub.ts";
+export { OAuthGrant } from "../durable-objects/oauth-grant.ts";
 export { TrunkRegistry } from "../durable-objects/trunk-registry.ts";
 
 const app = newApp();

@@ -8,6 +8,7 @@ import {
   Conflict,
   DomainError,
   Forbidden,
+  InsufficientScope,
   InvalidField,
   NotFound,
   PaymentRequired,
@@ -24,6 +25,9 @@ export function httpErrorOf(err: DomainError): ApiError {
   if (err instanceof InvalidField) return new ApiError(422, [{ loc: ["body", ...err.field], msg: err.detail, type: err.type }]);
   if (err instanceof NotFound) return new ApiError(404, err.detail);
   if (err instanceof Conflict) return new ApiError(409, err.detail);
+  if (err instanceof InsufficientScope) {
+    return new ApiError(403, err.detail, { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${err.scopes.join(" ")}"` });
+  }
   if (err instanceof Forbidden) return new ApiError(403, err.detail);
   if (err instanceof Unauthenticated) return new ApiError(401, err.detail, { "WWW-Authenticate": "Bearer" });
   if (err instanceof Refused) return new ApiError(400, err.detail);

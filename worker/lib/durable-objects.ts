@@ -13,5 +13,9 @@ export const registryFor = (env: Bindings) => env.TRUNK_REGISTRY.get(env.TRUNK_R
 /** The NodeHub of this deployment's region (one region for now: "default"). */
 export const hubFor = (env: Bindings) => env.NODE_HUB.get(env.NODE_HUB.idFromName("default"));
 
+/** The OAuthGrant of one agent's consent: rotation and revocation of its refresh tokens. */
+export const grantFor = (env: Bindings, grantId: string) => env.OAUTH_GRANT.get(env.OAUTH_GRANT.idFromName(grantId));
+
 export type LedgerStub = ReturnType<typeof ledgerFor>;
 export type LimiterStub = ReturnType<typeof limiterFor>;
+export type GrantStub = ReturnType<typeof grantFor>;

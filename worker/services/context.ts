@@ -6,7 +6,16 @@ import type { HubOutcome } from "../../durable-objects/node-hub.ts";
 import type { ClaimInput, ClaimResult, ProveResult } from "../../durable-objects/trunk-registry.ts";
 import type { Bindings, Config } from "../env.ts";
 import { database, type Db } from "../lib/db.ts";
-import { hubFor, ledgerFor, limiterFor, registryFor, type LedgerStub, type LimiterStub } from "../lib/durable-objects.ts";
+import {
+  grantFor,
+  hubFor,
+  ledgerFor,
+  limiterFor,
+  registryFor,
+  type GrantStub,
+  type LedgerStub,
+  type LimiterStub,
+} from "../lib/durable-objects.ts";
 import { describeError } from "../lib/errors.ts";
 import type { Analyser } from "../providers/analysis/analyser.ts";
 import { analyserFrom, transcriberFrom } from "../providers/index.ts";
@@ -37,6 +46,8 @@ export type Services = {
   media: R2Bucket;
   ledger(accountKey: string): LedgerStub;
   limiter(key: string): LimiterStub;
+  /** The OAuthGrant Durable Object of one agent's consent (refresh-token rotation and revocation). */
+  grant(grantId: string): GrantStub;
   registry: Registry;
   /** How long a whitelist change waits for the registry before answering "busy, retry". */
   registryTimeoutMs: number;
@@ -72,6 +83,7 @@ export function newServices(env: Bindings, config: Config, options: ServicesOpti
     media: env.MEDIA,
     ledger: (accountKey) => ledgerFor(env, accountKey),
     limiter: (key) => limiterFor(env, key),
+    grant: (grantId) => grantFor(env, grantId),
     // Durable Object stubs are made when first used: most requests need neither.
     get registry() {
       return (registry ??= registryFor(env));

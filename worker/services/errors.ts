@@ -45,6 +45,16 @@ export class InvalidField extends DomainError {
 /** The caller is known but may not do this; the detail is the spec's word for why (owner_required). */
 export class Forbidden extends DomainError {}
 
+/** An agent's OAuth token lacks a scope the call needs; `scopes` names every scope the call needs (RFC 6750). */
+export class InsufficientScope extends Forbidden {
+  readonly scopes: string[];
+
+  constructor(scopes: string[]) {
+    super("insufficient_scope");
+    this.scopes = scopes;
+  }
+}
+
 /** No valid credential: a wrong password, an expired or revoked token. */
 export class Unauthenticated extends DomainError {
   constructor(detail = "Not authenticated") {
