@@ -1,0 +1,2 @@
+// The web dialer's token (the page itself is worker/pages/dialer.ts).
+export { registerDialer as register } from "./routes.ts";
