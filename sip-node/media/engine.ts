@@ -9,7 +9,8 @@ import { WorkerApiError, type WorkerClient } from "../control/worker-client.ts";
 import { HEADER_BYTES, wavHeader } from "../../schema/wav.ts";
 import { AddressPolicy } from "../sip/address-policy.ts";
 import { PortAllocator } from "./ports.ts";
-import { MediaRelay, type MediaFile } from "./relay.ts";
+import { MediaRelay, type MediaFile, type Side } from "./relay.ts";
+import { WebRtcLeg } from "../webrtc/webrtc-leg.ts";
 import { repairSipLog, SipLogWriter } from "./sip-log.ts";
 import { Spool } from "./spool.ts";
 import type { MediaName } from "../../schema/node-api.ts";
@@ -60,6 +61,27 @@ export class MediaEngine {
     });
     this.relays.set(relay, null);
     return relay;
+  }
+
+  /**
+   * A web dialer call's WebRTC media (sip-node/webrtc/): answers the browser's offer with a host
+   * candidate at the node's public address, on a port of the RTP range, and speaks for the
+   * browser on `side` of the call's relay. Throws WebRtcError when the offer cannot be answered.
+   */
+  async openWebRtcLeg(relay: MediaRelay, side: Side, offerSdp: string): Promise<WebRtcLeg> {
+    const lent = await this.ports.lend();
+    const leg = await WebRtcLeg.answer({
+      offerSdp,
+      bindAddress: this.options.bind,
+      publicAddress: this.options.publicAddress,
+      port: lent.port,
+      onClose: lent.release,
+    }).catch((err: unknown) => {
+      lent.release();
+      throw err;
+    });
+    leg.connect(relay, side);
+    return leg;
   }
 
   /** The call's SIP log in the spool (`<call id>-<tag>-sip-log.jsonl`), uploaded with its media. */

@@ -53,6 +53,23 @@ export class PortAllocator {
     throw new Error("no free RTP port in the configured range");
   }
 
+  /**
+   * A free port of the range for a socket another library binds itself (werift's ICE socket):
+   * the RTP socket is closed for it to bind, the RTCP one keeps the pair held until `release()`.
+   */
+  async lend(): Promise<{ port: number; release(): void }> {
+    const pair = await this.allocate();
+    await new Promise<void>((resolve) => pair.rtp.close(() => resolve()));
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      pair.rtcp.close();
+      this.inUse.delete(pair.port);
+    };
+    return { port: pair.port, release };
+  }
+
   release(pair: PortPair): void {
     pair.rtp.close();
     pair.rtcp.close();

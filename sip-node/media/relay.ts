@@ -70,6 +70,10 @@ class RelaySide {
   readonly continuity = new StreamContinuity();
   pcap: PcapWriter | null = null;
   direction: SdpMedia["direction"] = "sendrecv";
+  /** The node itself is this party (a test call's player): nothing is sent out of this side. */
+  nodeSpeaks = false;
+  /** When the node speaks for a party it bridges (the WebRTC leg): what the relay sends this side goes here. */
+  hears: ((packet: Buffer) => void) | null = null;
 
   constructor(name: Side, pair: PortPair, publicAddress: string) {
     this.name = name;
@@ -229,12 +233,37 @@ export class MediaRelay {
   }
 
   private relayRtp(packet: Buffer, info: RemoteInfo, from: RelaySide, to: RelaySide, channel: 0 | 1): void {
-    if (!isRtp(packet) || !from.accepts(info)) {
+    if (!isRtp(packet) || from.nodeSpeaks || !from.accepts(info)) {
       from.errors++;
       return;
     }
     const now = Date.now();
     if (isRtcp(packet)) return this.forwardRtcp(packet, now, from, to, to.pair.rtp, to.remote?.port);
+    this.forwardRtp(packet, now, from, to, channel);
+  }
+
+  /**
+   * From now on the node itself is `side` (a test call's player, see send): that side's port
+   * hears nobody, and what the other party sends is measured and recorded but goes nowhere, or
+   * to `hears` when given (the WebRTC bridge, sip-node/webrtc/, which speaks for a browser).
+   */
+  speakAs(side: Side, hears?: (packet: Buffer) => void): void {
+    const s = this.sides[side];
+    s.nodeSpeaks = true;
+    // A bridged party (the browser of a WebRTC call) hears what the other side sends, synchronously.
+    s.hears = hears ?? null;
+    s.named = s.local;
+    s.remote = s.local;
+    s.latched = true;
+  }
+
+  /** One RTP packet the node sends as `side` (speakAs): measured, recorded and captured like a party's, then sent on. */
+  send(side: Side, packet: Buffer): void {
+    const other: Side = side === "caller" ? "callee" : "caller";
+    this.forwardRtp(packet, Date.now(), this.sides[side], this.sides[other], side === "caller" ? 0 : 1);
+  }
+
+  private forwardRtp(packet: Buffer, now: number, from: RelaySide, to: RelaySide, channel: 0 | 1): void {
     if (this.firstPacketMs === 0) this.startClock(now);
     from.packets++;
     from.bytes += packet.length;
@@ -250,6 +279,7 @@ export class MediaRelay {
     }
     from.pcap?.write(now, from.remote!, from.local, packet);
     if (!to.remote) return;
+    if (to.nodeSpeaks) return to.hears?.(packet);
     to.continuity.apply(packet, now);
     to.pair.rtp.send(packet, to.remote.port, to.remote.address);
     to.pcap?.write(now, to.local, to.remote, packet);
@@ -269,7 +299,7 @@ export class MediaRelay {
   }
 
   private relayRtcp(packet: Buffer, info: RemoteInfo, from: RelaySide, to: RelaySide): void {
-    if (!from.remote || info.address !== from.remote.address) {
+    if (!from.remote || from.nodeSpeaks || info.address !== from.remote.address) {
       from.errors++;
       return;
     }
@@ -280,7 +310,7 @@ export class MediaRelay {
   private forwardRtcp(packet: Buffer, now: number, from: RelaySide, to: RelaySide, socket: Socket, port: number | undefined): void {
     const rtt = this.rtt.observe(packet, now);
     if (rtt !== null) from.quality.onRtcpRtt(rtt);
-    if (to.remote && port) socket.send(packet, port, to.remote.address);
+    if (to.remote && port && !to.nodeSpeaks) socket.send(packet, port, to.remote.address);
   }
 
   /** Releases the ports, closes the files and sums up the call's media. */
