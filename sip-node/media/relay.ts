@@ -185,7 +185,8 @@ export class MediaRelay {
   setRemote(side: Side, media: SdpMedia, codec: string | null): void {
     const s = this.sides[side];
     const now = Date.now();
-    if (media.address && media.port > 0) {
+    // A side the node speaks for keeps its own address: its SDP only tells codecs and direction.
+    if (media.address && media.port > 0 && !s.nodeSpeaks) {
       const address = normalAddress(media.address);
       // An address we may not send to (a private range, a host name) is as good as none:
       // nothing is sent there and nothing from it is heard.
@@ -278,8 +279,8 @@ export class MediaRelay {
       else this.observePayload(packet.subarray(start, payloadEnd(packet)), pt, ts, now, from, channel);
     }
     from.pcap?.write(now, from.remote!, from.local, packet);
-    if (!to.remote) return;
     if (to.nodeSpeaks) return to.hears?.(packet);
+    if (!to.remote) return;
     to.continuity.apply(packet, now);
     to.pair.rtp.send(packet, to.remote.port, to.remote.address);
     to.pcap?.write(now, to.local, to.remote, packet);
