@@ -11,6 +11,7 @@ import { WhitelistFilter } from "./control/whitelist.ts";
 import { MediaEngine } from "./media/engine.ts";
 import { DestinationMonitor } from "./monitor/monitor.ts";
 import { sendOptions } from "./monitor/options-pinger.ts";
+import { Originator } from "./origination/originator.ts";
 import type { HubCommand } from "../schema/node-api.ts";
 import { workerClient } from "./control/worker-client.ts";
 import { RFC_TIMERS, TransactionLayer, type TimerValues } from "./sip/transactions.ts";
@@ -19,6 +20,8 @@ import { TransportSet, UdpTransport } from "./sip/transport.ts";
 
 export type SipNode = {
   b2bua: B2bua;
+  /** The test calls this node places (the Worker's originate command). */
+  originator: Originator;
   media: MediaEngine;
   hub: HubSocket;
   monitor: DestinationMonitor;
@@ -62,8 +65,11 @@ export async function startSipNode(
     bootId,
     journalPath: join(config.media.spoolDir, "call-reports.journal"),
     heartbeatMs: config.heartbeatSeconds * 1000,
-    live: () => b2bua.liveCalls(),
-    onAnswer: (answer) => b2bua.applyReportAnswer(answer),
+    live: () => [...b2bua.liveCalls(), ...originator.liveCalls()],
+    onAnswer: (answer) => {
+      b2bua.applyReportAnswer(answer);
+      originator.applyReportAnswer(answer);
+    },
     log,
   });
   const b2bua: B2bua = new B2bua({
@@ -83,6 +89,19 @@ export async function startSipNode(
   layer.onInternalError = (err, from) => log(`dropped a message from ${from.address}:${from.port}: ${String(err)}`);
 
   const local = { address: config.sip.publicAddress, port: transport.local.port };
+  const originator: Originator = new Originator({
+    layer,
+    worker,
+    reporter,
+    media,
+    nodeId: config.nodeId,
+    bootId,
+    local,
+    dialogs: b2bua,
+    renewCredit: (atMs) => reporter.renewBy(atMs),
+    log,
+  });
+  const activeCalls = () => b2bua.activeCalls + originator.activeCalls;
   const monitor = new DestinationMonitor({ layer, local, worker, log });
   monitor.start(options.monitorIntervalMs ?? 30_000);
   // Commands from the Worker, over the NodeHub socket.
@@ -91,11 +110,11 @@ export async function startSipNode(
       case "options":
         return sendOptions(layer, local, command);
       case "hangup":
-        return { hung_up: b2bua.hangUp(command.call_id) };
+        return { hung_up: b2bua.hangUp(command.call_id) || originator.hangUp(command.call_id) };
       case "stats": {
-        const legs = b2bua.mediaStats(command.call_id);
+        const legs = b2bua.mediaStats(command.call_id) ?? originator.mediaStats(command.call_id);
         return {
-          active_calls: b2bua.activeCalls,
+          active_calls: activeCalls(),
           transactions: layer.activeTransactions,
           media: legs ? { sampled_at: new Date().toISOString(), legs } : null,
         };
@@ -103,8 +122,9 @@ export async function startSipNode(
       case "transfer":
         return { ...b2bua.transfer(command.call_id, command.target, command.mode), mode: command.mode, target: command.target };
       case "originate":
+        return originator.originate(command);
       case "cancel_test_call":
-        throw new Error(`${command.type}: this node does not place test calls yet`);
+        return { cancelled: originator.cancel(command.test_call_id) };
     }
   };
   const hub = new HubSocket(config, commands, log);
@@ -131,20 +151,23 @@ export async function startSipNode(
     drainDeadline = Math.min(drainDeadline, Date.now() + drainSeconds * 1000);
     return (draining ??= (async () => {
       b2bua.stopTakingCalls(Math.max(drainSeconds, 1));
-      log(`draining: no new calls; ${b2bua.activeCalls} call(s) up may go on for ${drainSeconds} s`);
-      while (b2bua.activeCalls > 0 && Date.now() < drainDeadline) await pause(Math.min(100, drainDeadline - Date.now()));
-      if (b2bua.activeCalls > 0) {
-        log(`drain time over: ending ${b2bua.activeCalls} call(s)`);
+      originator.stopTakingCalls();
+      log(`draining: no new calls; ${activeCalls()} call(s) up may go on for ${drainSeconds} s`);
+      while (activeCalls() > 0 && Date.now() < drainDeadline) await pause(Math.min(100, drainDeadline - Date.now()));
+      if (activeCalls() > 0) {
+        log(`drain time over: ending ${activeCalls()} call(s)`);
         b2bua.hangUpAll("node_drain");
+        originator.hangUpAll("node_drain");
       }
       const flushBy = Date.now() + DRAIN_FLUSH_MS;
-      await b2bua.settled(DRAIN_FLUSH_MS);
+      await Promise.all([b2bua.settled(DRAIN_FLUSH_MS), originator.settled(DRAIN_FLUSH_MS)]);
       if (!(await reporter.flush(Math.max(0, flushBy - Date.now())))) log(`stopped with ${reporter.backlog} call event(s) unsent`);
       await stop();
     })());
   };
   return {
     b2bua,
+    originator,
     media,
     hub,
     monitor,

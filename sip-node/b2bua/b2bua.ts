@@ -37,6 +37,19 @@ export type B2buaOptions = {
   log?: (message: string) => void;
 };
 
+/**
+ * A dialog the node originated outside the B2BUA (a test call, sip-node/origination/): the
+ * requests the far end sends in it, 2xx retransmissions and every message of its Call-ID on the
+ * wire go to its owner.
+ */
+export type OriginatedDialog = {
+  /** Our tag in the dialog; null before the INVITE leaves. */
+  readonly localTag: string | null;
+  onInDialogRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void;
+  onRetransmitted2xx(): void;
+  onWire(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void;
+};
+
 export class B2bua implements TransactionUser {
   private layer!: TransactionLayer;
   private readonly options: B2buaOptions;
@@ -53,6 +66,8 @@ export class B2bua implements TransactionUser {
   private drainRetryAfter: number | null = null;
   /** What ended calls still do (reports, uploads), for a drain to wait on. */
   private readonly work = new Set<Promise<unknown>>();
+  /** Dialogs the node originated itself (test calls), by Call-ID. */
+  private readonly originated = new Map<string, OriginatedDialog>();
 
   constructor(options: B2buaOptions) {
     this.options = options;
@@ -68,7 +83,29 @@ export class B2bua implements TransactionUser {
       const fromTag = parseNameAddr(header(response, "From") ?? "").tag;
       const found = fromTag ? this.dialogs.get(`${header(response, "Call-ID")}|${fromTag}`) : undefined;
       if (found?.leg === "b") found.session.onRetransmitted2xx();
+      const own = this.originatedFor(response, fromTag);
+      own?.onRetransmitted2xx();
     };
+  }
+
+  /** Routes what comes in the dialog with Call-ID `callId` to `dialog` (see OriginatedDialog). */
+  registerOriginated(callId: string, dialog: OriginatedDialog): void {
+    this.originated.set(callId, dialog);
+  }
+
+  /** The dialog ended: its late messages (a BYE crossing ours, retransmissions) still reach it a little longer. */
+  forgetOriginated(callId: string): void {
+    const dialog = this.originated.get(callId);
+    setTimeout(() => {
+      if (this.originated.get(callId) === dialog) this.originated.delete(callId);
+    }, SIP_LOG_MAX_LINGER_MS).unref();
+  }
+
+  /** The originated dialog a message belongs to: its Call-ID, and our tag where `tag` names one. */
+  private originatedFor(message: SipMessage, tag: string | null): OriginatedDialog | undefined {
+    const callId = header(message, "Call-ID");
+    const dialog = callId === null ? undefined : this.originated.get(callId);
+    return dialog && tag !== null && dialog.localTag === tag ? dialog : undefined;
   }
 
   get activeCalls(): number {
@@ -141,6 +178,11 @@ export class B2bua implements TransactionUser {
   /** A message on the wire (before it is handled, or as it is sent): to its call's SIP log. */
   onWire(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void {
     const callId = header(message, "Call-ID");
+    const own = callId === null ? undefined : this.originated.get(callId);
+    // A new INVITE reusing an originated call's Call-ID is not that call's.
+    if (own && !(direction === "in" && message.kind === "request" && !parseNameAddr(header(message, "To") ?? "").tag)) {
+      return own.onWire(direction, message, bytes, peer);
+    }
     const session = callId === null ? undefined : this.traced.get(callId);
     // An INVITE outside a dialog that is not a call's own INVITE again starts a call (even with a Call-ID used before).
     const starts =
@@ -162,6 +204,7 @@ export class B2bua implements TransactionUser {
     // An OPTIONS from a range awaiting proof of control is answered with the proof (and nothing else is).
     if (request.method === "OPTIONS" && this.options.whitelist.proofCodesFor(from.address).length > 0) return true;
     const toTag = parseNameAddr(header(request, "To") ?? "").tag;
+    if (toTag !== null && this.originatedFor(request, toTag)) return true;
     return toTag !== null && this.dialogs.has(`${header(request, "Call-ID")}|${toTag}`);
   }
 
@@ -182,6 +225,8 @@ export class B2bua implements TransactionUser {
     if (toTag) {
       const found = this.dialogs.get(`${header(request, "Call-ID")}|${toTag}`);
       if (found) return found.session.onInDialogRequest(request, tx, found.leg, from);
+      const own = this.originatedFor(request, toTag);
+      if (own) return own.onInDialogRequest(request, tx, from);
     }
     // Past the dialogs, only a whitelisted source is here: `admits` let nobody else through.
     if (request.method === "INVITE" && !toTag) {

@@ -3,18 +3,28 @@
 // the answer on, the call is ended on both sides (end_reason credit_exhausted) when talk reaches
 // the covered time; a larger grant moves that moment later. A grant shorter than the heartbeat
 // interval asks for a report in time for the ledger to top it up.
-import type { Call } from "./call.ts";
+import type { AdmissionTicket } from "../../schema/node-api.ts";
+
+/** What a credited call offers: a B2BUA call (Call), or a call the node places itself (a test call). */
+export type CreditedCall = {
+  readonly state: string;
+  readonly ticket: AdmissionTicket | null;
+  readonly host: { renewCredit(atMs: number): void };
+  after(ms: number, fn: () => void): ReturnType<typeof setTimeout>;
+  clearTimer(timer: ReturnType<typeof setTimeout> | null): void;
+  hangUpBoth(by: "platform", reason: string): void;
+};
 
 /** How long before the covered time runs out the ledger must have heard of the call to top it up. */
 const RENEW_AHEAD_MS = 2_000;
 
 export class CallCredit {
-  private readonly call: Call;
+  private readonly call: CreditedCall;
   private grantedSeconds = 0;
   private answeredAt: number | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(call: Call) {
+  constructor(call: CreditedCall) {
     this.call = call;
   }
 

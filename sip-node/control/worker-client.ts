@@ -14,6 +14,7 @@ import {
   type AdmitRequest,
   type CallReport,
   type MonitorResult,
+  type TestCallProgress,
 } from "../../schema/node-api.ts";
 import type { SipNodeConfig } from "../config.ts";
 
@@ -67,5 +68,8 @@ export function workerClient(config: Omit<SipNodeConfig["worker"], "nodeId"> & {
     whitelist: async (since: number) => WhitelistSnapshot.parse(await call("GET", `/whitelist?since=${since}`)),
     monitorTargets: async () => MonitorTargets.parse(await call("GET", "/monitor/destinations")),
     monitorResults: async (results: MonitorResult[]) => void (await call("POST", "/monitor/results", { results })),
+    /** A test call the node places moved on (POST /internal/test-calls/{id}/progress). */
+    testCallProgress: async (testCallId: string, progress: TestCallProgress) =>
+      void (await call("POST", `/test-calls/${encodeURIComponent(testCallId)}/progress`, progress, REPORT_TIMEOUT_MS)),
   };
 }

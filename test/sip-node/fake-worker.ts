@@ -6,22 +6,44 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseCidr } from "../../schema/cidr.ts";
-import { AdmitRequest, CallReport, type AdmissionTicket, type CallReportAnswer } from "../../schema/node-api.ts";
+import {
+  AdmitRequest,
+  CallReport,
+  TestCallProgress,
+  type AdmissionTicket,
+  type AdmitResponse,
+  type CallReportAnswer,
+  type DestinationTarget,
+} from "../../schema/node-api.ts";
 
 export type FakeWorker = Awaited<ReturnType<typeof startFakeWorker>>;
 
 const readBody = async (req: IncomingMessage) => {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 };
 
-/** `sources` maps a caller address to its account; every admitted call goes to 127.0.0.1:`destinationPort`. */
-export async function startFakeWorker(options: { sources: Record<string, string>; destinationPort: number; grantedSeconds?: number }) {
+/**
+ * `sources` maps a caller address to its account; every admitted call goes to 127.0.0.1:`destinationPort`
+ * (with `destination`'s other fields, and the ticket's `processing`), unless `admit` answers otherwise.
+ */
+export async function startFakeWorker(options: {
+  sources: Record<string, string>;
+  destinationPort: number;
+  grantedSeconds?: number;
+  destination?: Partial<DestinationTarget>;
+  processing?: string;
+  admit?: (request: AdmitRequest) => AdmitResponse | undefined;
+}) {
   const admissions: AdmitRequest[] = [];
   const tickets: AdmissionTicket[] = [];
   const reports: CallReport[] = [];
   const uploads: string[] = [];
+  /** Each upload's bytes, by the upload's path (as in `uploads`). */
+  const uploaded = new Map<string, Buffer>();
+  /** Test-call progress the node posted, in order. */
+  const progress: Array<{ test_call_id: string; progress: TestCallProgress }> = [];
   /** What the next report is answered with (the test sets it); no grants, nothing ended by default. */
   let answer: (report: CallReport) => CallReportAnswer = () => ({ grants: [], ended: [] });
   /** While set, every report is answered with this status (and not kept). */
@@ -39,13 +61,16 @@ export async function startFakeWorker(options: { sources: Record<string, string>
     };
     void (async () => {
       const url = new URL(req.url ?? "/", "http://fake");
-      const body = await readBody(req);
+      const bytes = await readBody(req);
+      const body = bytes.toString("utf8");
       if (url.pathname === "/internal/whitelist") return json(200, { version: 1, ranges });
       if (url.pathname === "/internal/monitor/destinations") return json(200, { destinations: [] });
       if (url.pathname === "/internal/monitor/results") return res.writeHead(204).end();
       if (url.pathname === "/internal/calls/admit") {
         const request = AdmitRequest.parse(JSON.parse(body));
         admissions.push(request);
+        const answer = options.admit?.(request);
+        if (answer) return json(200, answer);
         const ticket: AdmissionTicket = {
           decision: "admit",
           call_id: randomUUID(),
@@ -62,10 +87,11 @@ export async function startFakeWorker(options: { sources: Record<string, string>
             agent_id: null,
             tech_prefix: null,
             auth: null,
+            ...options.destination,
           },
           max_call_seconds: 3_600,
           granted_seconds: options.grantedSeconds ?? 3_600,
-          processing: "relay_only",
+          processing: options.processing ?? "relay_only",
           sampled: false,
           sub_customer: null,
           route: "default",
@@ -79,8 +105,14 @@ export async function startFakeWorker(options: { sources: Record<string, string>
         reports.push(report);
         return json(200, answer(report));
       }
+      const progressed = /^\/internal\/test-calls\/([^/]+)\/progress$/.exec(url.pathname);
+      if (req.method === "POST" && progressed) {
+        progress.push({ test_call_id: decodeURIComponent(progressed[1]!), progress: TestCallProgress.parse(JSON.parse(body)) });
+        return res.writeHead(204).end();
+      }
       if (req.method === "PUT" && url.pathname.includes("/media/")) {
         uploads.push(`${url.pathname}${url.search}`);
+        uploaded.set(`${url.pathname}${url.search}`, bytes);
         return json(200, { key: url.pathname, size: body.length });
       }
       json(404, { detail: "not here" });
@@ -95,6 +127,8 @@ export async function startFakeWorker(options: { sources: Record<string, string>
     tickets,
     reports,
     uploads,
+    uploaded,
+    progress,
     /** Every event reported, in the order the Worker got them. */
     events: () => reports.flatMap((r) => r.events),
     answerWith(next: (report: CallReport) => CallReportAnswer) {

@@ -1,0 +1,128 @@
+// The test calls this node places: the Worker's `originate` command starts one (answered at once,
+// the call goes on by itself), `cancel_test_call` withdraws it; the node's hang-up, credit
+// grants, heartbeat (live calls), inspector stats and drain reach them here as they reach the
+// B2BUA's calls. Their dialogs are routed to them by the B2BUA, the node's transaction user.
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import type { CallReportAnswer, OriginateCommand } from "../../schema/node-api.ts";
+import type { OriginatedDialog } from "../b2bua/b2bua.ts";
+import type { LiveCall } from "../control/call-reporter.ts";
+import { ProgressPoster } from "./progress.ts";
+import { TestCall, type OriginationHost } from "./test-call.ts";
+
+export type OriginatorOptions = Omit<OriginationHost, "progress" | "register" | "unregister" | "track" | "resolve" | "worker"> & {
+  worker: OriginationHost["worker"] & ConstructorParameters<typeof ProgressPoster>[0];
+  dialogs: { registerOriginated(callId: string, dialog: OriginatedDialog): void; forgetOriginated(callId: string): void };
+};
+
+export class Originator {
+  private readonly host: OriginationHost;
+  /** Calls under way, by test call id. */
+  private readonly calls = new Map<string, TestCall>();
+  /** What ended calls still do (progress, reports, uploads), for a drain to wait on. */
+  private readonly work = new Set<Promise<unknown>>();
+  private draining = false;
+
+  constructor(options: OriginatorOptions) {
+    const { dialogs, ...rest } = options;
+    this.host = {
+      ...rest,
+      progress: new ProgressPoster(options.worker, options.nodeId, options.log),
+      resolve: (host) => (isIP(host) ? Promise.resolve(host) : lookup(host).then((r) => r.address)),
+      register: (call, callId) => dialogs.registerOriginated(callId, dialogOf(call)),
+      unregister: (call, callId) => {
+        if (this.calls.get(call.testCallId) === call) this.calls.delete(call.testCallId);
+        if (callId) dialogs.forgetOriginated(callId);
+      },
+      track: (work) => {
+        this.work.add(work);
+        void work.finally(() => this.work.delete(work)).catch(() => {});
+      },
+    };
+  }
+
+  /** Starts a test call (the same test call asked again is the one under way); refused while the node drains. */
+  originate(command: OriginateCommand): { accepted: true; test_call_id: string } {
+    if (this.draining) throw new Error("this node is draining: it places no new test calls");
+    if (!this.calls.has(command.test_call_id)) {
+      const call = new TestCall(this.host, command);
+      this.calls.set(command.test_call_id, call);
+      void call.start().catch((err: unknown) => {
+        call.log.error(String(err));
+        call.hangUp("internal_error");
+      });
+    }
+    return { accepted: true, test_call_id: command.test_call_id };
+  }
+
+  /** Withdraws a test call: CANCEL before the answer, BYE after; false when this node has no such call up. */
+  cancel(testCallId: string): boolean {
+    return this.calls.get(testCallId)?.cancel() ?? false;
+  }
+
+  get activeCalls(): number {
+    return this.calls.size;
+  }
+
+  /** Hangs up the test call the Worker knows as call `callId`; false when this node does not carry it. */
+  hangUp(callId: string, reason = "hangup_requested"): boolean {
+    const call = this.byCallId(callId);
+    call?.hangUp(reason);
+    return call !== undefined;
+  }
+
+  hangUpAll(reason: string): void {
+    for (const call of [...this.calls.values()]) call.hangUp(reason);
+  }
+
+  stopTakingCalls(): void {
+    this.draining = true;
+  }
+
+  liveCalls(): LiveCall[] {
+    const live: LiveCall[] = [];
+    for (const { ticket, state } of this.calls.values())
+      if (ticket && state !== "ended") live.push({ call_id: ticket.call_id, customer_id: ticket.customer_id });
+    return live;
+  }
+
+  /** The call ledger's answer to a report: grants extend talk time, ended calls are hung up. */
+  applyReportAnswer(answer: CallReportAnswer): void {
+    for (const { call_id, granted_seconds } of answer.grants) this.byCallId(call_id)?.credit.grant(granted_seconds);
+    for (const { call_id, reason } of answer.ended) this.byCallId(call_id)?.hangUp(reason);
+  }
+
+  mediaStats(callId: string) {
+    return this.byCallId(callId)?.mediaStats() ?? null;
+  }
+
+  /** Resolves when what ended calls still do is done, or after `timeoutMs`. */
+  async settled(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.work.size > 0 && Date.now() < deadline) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.work]),
+        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+
+  private byCallId(callId: string): TestCall | undefined {
+    for (const call of this.calls.values()) if (call.ticket?.call_id === callId) return call;
+    return undefined;
+  }
+}
+
+/** The test call as the B2BUA routes its dialog. */
+function dialogOf(call: TestCall): OriginatedDialog {
+  return {
+    get localTag() {
+      return call.localTag;
+    },
+    onInDialogRequest: (request, tx, from) => call.onInDialogRequest(request, tx, from),
+    onRetransmitted2xx: () => call.onRetransmitted2xx(),
+    onWire: (direction, message, bytes, peer) => call.onWire(direction, message, bytes, peer),
+  };
+}

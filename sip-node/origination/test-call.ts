@@ -1,0 +1,458 @@
+// One test call the node places itself: admitted through the Worker like any call (origin
+// "test"), an INVITE as the UAC to the ticket's destination (its digest challenge answered once),
+// ringing, and on answer the announcement and speech sample as paced RTP through a media relay
+// whose caller side is the node itself (so the call is recorded, captured and measured like any
+// call), then BYE. Its call events go to the call reporter as a B2BUA call's do, so the ledger
+// charges it; its progress (dialing, ringing, answered, then done, failed or cancelled) goes to
+// the Worker's test call.
+import type { AdmissionTicket, OriginateCommand, TestCallProgress } from "../../schema/node-api.ts";
+import { CallCredit } from "../b2bua/call-credit.ts";
+import { callLog, type CallLog } from "../b2bua/call-log.ts";
+import { CallReport, type HangupBy } from "../b2bua/call-report.ts";
+import { CallSipLog } from "../b2bua/call-sip-log.ts";
+import { reasonPhrase } from "../b2bua/causes.ts";
+import type { CallReporter } from "../control/call-reporter.ts";
+import type { WorkerClient } from "../control/worker-client.ts";
+import type { MediaEngine } from "../media/engine.ts";
+import type { MediaRelay, MediaSummary } from "../media/relay.ts";
+import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
+import { header } from "../sip/headers.ts";
+import type { SipMessage, SipRequest, SipResponse } from "../sip/message.ts";
+import { parseCSeq, parseNameAddr } from "../sip/parser.ts";
+import { responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
+import type { Endpoint } from "../sip/transport.ts";
+import { RtpPlayer } from "./player.ts";
+import type { ProgressPoster, ProgressStep } from "./progress.ts";
+import { programFor } from "./samples.ts";
+import { readAnswer, sdpOffer } from "./sdp-offer.ts";
+import { cancelOf, newTag, requestOn, type UacDialog } from "./uac-dialog.ts";
+
+/** What a test call needs of the node. */
+export type OriginationHost = {
+  layer: Pick<TransactionLayer, "sendRequest" | "sendStateless">;
+  worker: Pick<WorkerClient, "admit">;
+  reporter: Pick<CallReporter, "report">;
+  progress: Pick<ProgressPoster, "post">;
+  media: Pick<MediaEngine, "open" | "watch" | "close" | "upload" | "openSipLog">;
+  nodeId: string;
+  bootId: string;
+  /** Our address for Via, Contact and the admission's src_ip. */
+  local: { address: string; port: number };
+  resolve(host: string): Promise<string>;
+  /** Requests inside the call's dialog, and its messages on the wire, come to it from now on. */
+  register(call: TestCall, callId: string): void;
+  unregister(call: TestCall, callId: string | null): void;
+  /** Asks for a report to the call ledger by `atMs` (the covered talk time runs out soon after). */
+  renewCredit(atMs: number): void;
+  /** Work the call still does after its end (progress, reports, uploads): a draining node waits for it. */
+  track(work: Promise<unknown>): void;
+  log(message: string): void;
+};
+
+type State = "admitting" | "calling" | "early" | "confirmed" | "ended";
+type FinalStatus = "done" | "failed" | "cancelled";
+type EndedBy = NonNullable<TestCallProgress["ended_by"]>;
+
+/** How a test call ended: its final progress, and the end the call reporter hears. */
+type Outcome = {
+  status: FinalStatus;
+  /** The call's final SIP status (the far end's answer to the INVITE; 200 once answered). */
+  sipCode: number;
+  sipReason?: string | null;
+  /** The call record's end_reason. */
+  reason: string | null;
+  hangupBy: HangupBy;
+  endedBy: EndedBy;
+  error?: string | null;
+};
+
+export class TestCall {
+  readonly command: OriginateCommand;
+  readonly host: OriginationHost;
+  readonly report: CallReport;
+  readonly credit: CallCredit;
+  private readonly sipLog: CallSipLog;
+  log: CallLog;
+  state: State = "admitting";
+  ticket: AdmissionTicket | null = null;
+  relay: MediaRelay | null = null;
+  private dialog: UacDialog | null = null;
+  private invite: SipRequest | null = null;
+  private lastAck: SipRequest | null = null;
+  private player: RtpPlayer | null = null;
+  /** Set while admitting: how the call ends once admitted (a cancel or hang-up came first). */
+  private endWhenAdmitted: Outcome | null = null;
+  private authTried = false;
+  private answeredAt: number | null = null;
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Our requests still awaiting a final answer (the SIP log waits for them after the end). */
+  private unanswered = 0;
+
+  constructor(host: OriginationHost, command: OriginateCommand) {
+    this.host = host;
+    this.command = command;
+    this.log = callLog(command.sip_call_id, host.log);
+    this.report = new CallReport(host.reporter);
+    this.credit = new CallCredit(this);
+    this.sipLog = new CallSipLog(host.local);
+  }
+
+  get testCallId(): string {
+    return this.command.test_call_id;
+  }
+
+  /** Our tag in the call's dialog (the From tag of our requests, the To tag of the callee's). */
+  get localTag(): string | null {
+    return this.dialog?.localTag ?? null;
+  }
+
+  /** Admits the call through the Worker, opens its media and sends the INVITE. */
+  async start(): Promise<void> {
+    const { host, command } = this;
+    this.progress({ status: "dialing" });
+    const admission = await host.worker
+      .admit({
+        node_id: host.nodeId,
+        boot_id: host.bootId,
+        sip_call_id: command.sip_call_id,
+        src_ip: host.local.address,
+        src_port: host.local.port,
+        ani: command.caller_id,
+        dialed: command.number,
+        origin: "test",
+        test_call_id: command.test_call_id,
+      })
+      .catch((err: unknown) => {
+        this.log.warn(`admission failed: ${String(err)}`);
+        return null;
+      });
+    if (!admission || admission.decision === "ignore") {
+      return this.end({ ...failure(503, "admission_unavailable"), error: admission ? "not admitted" : "admission_unavailable" });
+    }
+    if (admission.decision === "reject") {
+      this.progress({
+        status: "failed",
+        call_id: admission.call_id,
+        answered: false,
+        sip_code: admission.sip_code,
+        sip_reason: admission.reason,
+      });
+      return this.end(null);
+    }
+    this.admitted(admission);
+    if (this.endWhenAdmitted) return this.end(this.endWhenAdmitted);
+    const recorded = admission.processing !== "relay_only";
+    this.relay = await host.media.open(admission.call_id, { record: recorded, capture: recorded }).catch((err: unknown) => {
+      this.log.warn(`no media: ${String(err)}`);
+      return null;
+    });
+    if (!this.relay) return this.end(failure(503, "no_media_port"));
+    this.relay.speakAs("caller");
+    if (this.endWhenAdmitted) return this.end(this.endWhenAdmitted);
+    await this.dial();
+  }
+
+  private admitted(ticket: AdmissionTicket): void {
+    this.ticket = ticket;
+    this.log = callLog(ticket.call_id, this.host.log);
+    this.report.admitted(ticket.call_id, ticket.customer_id);
+    this.credit.grant(ticket.granted_seconds);
+    this.sipLog.open(() => this.host.media.openSipLog(ticket.call_id));
+  }
+
+  private async dial(): Promise<void> {
+    const ticket = this.ticket!;
+    const destination = ticket.destination;
+    const address = await this.host.resolve(destination.host).catch(() => null);
+    if (this.state === "ended") return;
+    if (!address) return this.end(failure(502, "destination_unresolvable"));
+    const port = destination.port === 5060 ? "" : `:${destination.port}`;
+    this.dialog = {
+      callId: this.command.sip_call_id,
+      localTag: newTag(),
+      remoteTag: null,
+      localUri: `<sip:${ticket.ani ?? this.command.caller_id}@${this.host.local.address}>`,
+      remoteUri: `<sip:${ticket.dialed}@${destination.host}>`,
+      remoteTarget: `sip:${ticket.dialed}@${destination.host}${port}`,
+      endpoint: { address, port: destination.port, protocol: destination.transport, serverName: destination.host },
+      localSeq: 0,
+    };
+    this.host.register(this, this.dialog.callId);
+    this.state = "calling";
+    this.sendInvite();
+    this.after(this.command.ring_timeout_seconds * 1000, () => this.giveUpRinging());
+  }
+
+  private sendInvite(authorization?: [string, string]): void {
+    const dialog = this.dialog!;
+    const request = requestOn(dialog, this.host.local, "INVITE", sdpOffer(this.relay!.publicAddress, this.relay!.localPort("callee")));
+    if (authorization) request.headers.push(authorization);
+    this.invite = request;
+    this.send(request, (response) => this.onInviteResponse(request, response));
+  }
+
+  private onInviteResponse(request: SipRequest, response: SipResponse | null): void {
+    if (response) this.record("in", response);
+    if (this.state === "ended") {
+      // A 2xx that crossed our CANCEL still opened a dialog: ACK it and hang up.
+      if (response && response.status >= 200 && response.status < 300) {
+        this.acknowledge(request, response);
+        this.bye();
+      }
+      return;
+    }
+    if (request !== this.invite) return;
+    if (!response) return this.end({ ...failure(408, "destination_timeout"), endedBy: "timeout" });
+    const status = response.status;
+    if (status === 100) return;
+    if (status < 200) return this.ringing(response);
+    if (status < 300) return this.answered(request, response);
+    const auth = this.ticket!.destination.auth;
+    if ((status === 401 || status === 407) && !this.authTried && auth) {
+      this.authTried = true;
+      const challenge = parseChallenge(header(response, status === 401 ? "WWW-Authenticate" : "Proxy-Authenticate") ?? "");
+      const value = challenge && digestAuthorization(challenge, auth, "INVITE", this.dialog!.remoteTarget);
+      if (value) return this.sendInvite([status === 401 ? "Authorization" : "Proxy-Authorization", value]);
+    }
+    this.end({ status: "failed", sipCode: status, sipReason: response.reason, reason: null, hangupBy: "callee", endedBy: "callee" });
+  }
+
+  private ringing(response: SipResponse): void {
+    this.dialog!.remoteTag ??= parseNameAddr(header(response, "To") ?? "").tag;
+    this.report.ringing(response.body.length > 0);
+    if (this.state === "calling") {
+      this.state = "early";
+      this.progress({ status: "ringing", call_id: this.ticket!.call_id });
+    }
+  }
+
+  private answered(request: SipRequest, response: SipResponse): void {
+    const dialog = this.dialog!;
+    dialog.remoteTag = parseNameAddr(header(response, "To") ?? "").tag;
+    const contact = header(response, "Contact");
+    if (contact) dialog.remoteTarget = parseNameAddr(contact).uri;
+    this.acknowledge(request, response);
+    const answer = readAnswer(response.body);
+    if (!answer) {
+      this.bye();
+      return this.end({ ...failure(488, "no_common_codec"), sipReason: "Not Acceptable Here" });
+    }
+    const relay = this.relay!;
+    relay.setRemote("callee", answer.media, answer.codec);
+    this.state = "confirmed";
+    this.answeredAt = Date.now();
+    this.report.answered(answer.codec);
+    this.credit.answered();
+    this.host.media.watch(relay, () => this.hangUp("media_timeout"));
+    this.progress({ status: "answered", call_id: this.ticket!.call_id, answered: true, sip_code: 200 });
+    const player = new RtpPlayer(programFor(this.command), answer.law, answer.payloadType, (packet) => relay.send("caller", packet));
+    this.player = player;
+    player.start();
+    void player.done.then(() => this.hangUpBoth("platform", "test_call_done"));
+    this.after(this.ticket!.max_call_seconds * 1000, () => this.hangUpBoth("platform", "max_call_seconds"));
+  }
+
+  /** Our ACK of the callee's 2xx (RFC 3261 §13.2.2.4), kept to send again if the 2xx comes back. */
+  private acknowledge(request: SipRequest, response: SipResponse): void {
+    const dialog = this.dialog!;
+    dialog.remoteTag ??= parseNameAddr(header(response, "To") ?? "").tag;
+    const ack = requestOn(dialog, this.host.local, "ACK", undefined, parseCSeq(header(request, "CSeq")!).seq);
+    this.lastAck = ack;
+    this.host.layer.sendStateless(ack, dialog.endpoint);
+    this.record("out", ack);
+  }
+
+  /** The callee's 2xx came again after our INVITE transaction ended: our ACK was lost. */
+  onRetransmitted2xx(): void {
+    if (this.lastAck) this.host.layer.sendStateless(this.lastAck, this.dialog!.endpoint);
+  }
+
+  /** A request the callee sent inside the dialog: BYE ends the call, others are answered. */
+  onInDialogRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
+    this.record("in", request, from);
+    const respond = (status: number, body?: Uint8Array) => {
+      const response = responseTo(request, status, reasonPhrase(status), this.dialog?.localTag);
+      if (body) {
+        response.body = body;
+        response.headers.push(["Content-Type", "application/sdp"]);
+      }
+      tx.respond(response);
+      this.record("out", response, from);
+    };
+    if (request.method === "BYE") {
+      respond(200);
+      if (this.state === "confirmed") {
+        this.end({ status: "done", sipCode: 200, reason: null, hangupBy: "callee", endedBy: "callee" });
+      }
+      return;
+    }
+    if (this.state === "ended") return respond(481);
+    if (request.method === "INVITE") {
+      // A re-INVITE (a session refresh, a new address): its offer is taken, ours stays as it was.
+      const answer = readAnswer(request.body);
+      if (request.body.length > 0 && !answer) return respond(488);
+      if (answer) this.relay?.setRemote("callee", answer.media, answer.codec);
+      return respond(200, sdpOffer(this.relay!.publicAddress, this.relay!.localPort("callee")));
+    }
+    respond(["UPDATE", "INFO", "OPTIONS", "NOTIFY"].includes(request.method) ? 200 : 501);
+  }
+
+  /** A message of the call on the wire, for its SIP log. */
+  onWire(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void {
+    this.sipLog.record(direction, message, bytes, peer);
+  }
+
+  /** Nobody answered within the ring timeout: CANCEL, and the test call fails (408, ended by timeout). */
+  private giveUpRinging(): void {
+    if (this.state !== "calling" && this.state !== "early") return;
+    this.sendCancel();
+    this.end({ ...failure(408, "no_answer"), sipReason: "No Answer", endedBy: "timeout" });
+  }
+
+  /** cancel_test_call: CANCEL before the answer, BYE after; false when the call is over already. */
+  cancel(): boolean {
+    if (this.state === "ended") return false;
+    const outcome: Outcome = { status: "cancelled", sipCode: 487, reason: "cancelled", hangupBy: "platform", endedBy: "cancel" };
+    if (this.state === "admitting") this.endWhenAdmitted = outcome;
+    else if (this.state === "confirmed") {
+      this.bye();
+      this.end({ ...outcome, sipCode: 200 });
+    } else {
+      this.sendCancel();
+      this.end(outcome);
+    }
+    return true;
+  }
+
+  /** Ends the call from the platform's side (a hang-up command, the ledger, a drain, silence). */
+  hangUp(reason: string): void {
+    if (this.state === "confirmed") return this.hangUpBoth("platform", reason);
+    const outcome = { ...failure(487, reason), sipReason: reasonPhrase(487) };
+    if (this.state === "admitting") this.endWhenAdmitted = outcome;
+    else if (this.state === "calling" || this.state === "early") {
+      this.sendCancel();
+      this.end(outcome);
+    }
+  }
+
+  /** Ends an answered call with our BYE: done when the sample was played (or the cap reached), failed otherwise. */
+  hangUpBoth(_by: "platform", reason: string): void {
+    if (this.state !== "confirmed") return;
+    this.bye();
+    const done = reason === "test_call_done" || reason === "max_call_seconds";
+    this.end({
+      status: done ? "done" : "failed",
+      sipCode: 200,
+      reason,
+      hangupBy: "platform",
+      endedBy: "platform",
+      error: done ? null : reason,
+    });
+  }
+
+  private sendCancel(): void {
+    if (this.invite && this.dialog) this.send(cancelOf(this.invite), () => {});
+  }
+
+  private bye(): void {
+    const dialog = this.dialog;
+    if (!dialog?.remoteTag) return;
+    this.send(requestOn(dialog, this.host.local, "BYE"), (response) => response && this.record("in", response));
+  }
+
+  /** The end: final progress, the call's end reported with its media, its files handed over. `null`: already told. */
+  private end(outcome: Outcome | null): void {
+    if (this.state === "ended") return;
+    this.state = "ended";
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.player?.stop();
+    this.host.unregister(this, this.dialog?.callId ?? null);
+    const endedAt = new Date();
+    const ticket = this.ticket;
+    if (outcome) {
+      const talkMs = this.answeredAt === null ? null : endedAt.getTime() - this.answeredAt;
+      this.progress({
+        status: outcome.status,
+        call_id: ticket?.call_id ?? null,
+        answered: this.answeredAt !== null,
+        sip_code: outcome.sipCode,
+        sip_reason: outcome.sipReason ?? (outcome.sipCode === 200 ? "OK" : reasonPhrase(outcome.sipCode)),
+        talk_seconds: talkMs === null ? null : Math.round(talkMs / 100) / 10,
+        ended_by: outcome.endedBy,
+        error: outcome.error ?? null,
+      });
+    }
+    if (!ticket) return this.sipLog.discard();
+    this.host.track(
+      this.sipLog
+        .end(() => this.unanswered)
+        .then((file) => file && this.host.media.upload(ticket.call_id, [file], ticket.customer_id))
+        .catch((err: unknown) => this.log.warn(`sip log: ${String(err)}`)),
+    );
+    const reported = outcome ?? failure(500, null);
+    this.host.track(
+      this.closeMedia().then(async (media) => {
+        this.report.ended(endedAt, reported.hangupBy, reported.reason, reported.sipCode, media);
+        if (media?.files.length) await this.host.media.upload(ticket.call_id, media.files, ticket.customer_id);
+      }),
+    );
+  }
+
+  private async closeMedia(): Promise<MediaSummary | null> {
+    const relay = this.relay;
+    this.relay = null;
+    if (!relay) return null;
+    return this.host.media.close(relay).catch((err: unknown) => {
+      this.log.warn(`media: ${String(err)}`);
+      return null;
+    });
+  }
+
+  private progress(step: ProgressStep): void {
+    this.host.track(this.host.progress.post(this.testCallId, step));
+  }
+
+  /** Sends a request of the call in a client transaction (recorded in the ladder). */
+  private send(request: SipRequest, onResponse: (response: SipResponse | null) => void): void {
+    const to = this.dialog!.endpoint;
+    this.record("out", request, to);
+    this.unanswered++;
+    this.host.layer.sendRequest(request, to, (response) => {
+      if (!response || response.status >= 200) this.unanswered--;
+      onResponse(response);
+    });
+  }
+
+  private record(direction: "in" | "out", message: SipMessage, peer: Endpoint | null = this.dialog?.endpoint ?? null): void {
+    if (!peer) return;
+    const local = this.host.local;
+    this.report.record(direction, message, direction === "in" ? peer : local, direction === "in" ? local : peer);
+  }
+
+  /** A timer of this call: the end clears every one still pending. */
+  after(ms: number, fn: () => void): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+    return timer;
+  }
+
+  clearTimer(timer: ReturnType<typeof setTimeout> | null): void {
+    if (!timer) return;
+    clearTimeout(timer);
+    this.timers.delete(timer);
+  }
+
+  /** The call's live media, for the inspector. */
+  mediaStats() {
+    return this.relay?.stats() ?? null;
+  }
+}
+
+/** A test call that failed on the platform's side (no answer, no media, no admission...). */
+function failure(sipCode: number, reason: string | null): Outcome {
+  return { status: "failed", sipCode, reason, hangupBy: "platform", endedBy: "platform", error: reason };
+}

@@ -1,0 +1,217 @@
+// Test calls the node places itself (sip-node/origination/), against a stand-in Worker over HTTP
+// (fake-worker.ts) and sipp as the far end behind the destination: the admission of origin
+// "test", the INVITE and its outcomes (answered after a digest challenge, busy, 503, no answer,
+// cancelled while ringing, the far end hanging up), the announcement and sample as RTP the far end
+// receives (sipp echoes it back, so the recording's callee side holds it), and what the Worker
+// hears: the test call's progress, the call's events and its recording.
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AdmitResponse, DestinationTarget, EndedEvent, OriginateCommand } from "../../schema/node-api.ts";
+import { parseWav } from "../../schema/wav.ts";
+import { loadSipNodeConfig } from "../../sip-node/config.ts";
+import { ULAW_TO_PCM } from "../../sip-node/media/g711.ts";
+import { startSipNode, type SipNode } from "../../sip-node/node.ts";
+import { BYTES_PER_SECOND, sample } from "../../sip-node/origination/samples.ts";
+import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
+import { freeUdpPort, pause, uas } from "./harness.ts";
+
+let worker: FakeWorker | null = null;
+let node: SipNode | null = null;
+
+afterEach(async () => {
+  await node?.stop();
+  await worker?.close();
+  node = worker = null;
+});
+
+type Options = { destination?: Partial<DestinationTarget>; processing?: string; admit?: (r: any) => AdmitResponse | undefined };
+
+async function start(options: Options = {}) {
+  const destinationPort = await freeUdpPort();
+  worker = await startFakeWorker({ sources: {}, destinationPort, ...options });
+  const base = 42_000 + (process.pid % 100) * 40;
+  const config = loadSipNodeConfig({
+    NODE_TOKEN: "t".repeat(32),
+    WORKER_URL: worker.url,
+    SIP_BIND: "127.0.0.1",
+    SIP_PORT: String(await freeUdpPort()),
+    NODE_ID: "origin-node",
+    RTP_TIMEOUT_SECONDS: "60",
+    MEDIA_SPOOL_DIR: mkdtempSync(join(tmpdir(), "test-calls-")),
+    RTP_PORT_MIN: String(base),
+    RTP_PORT_MAX: String(base + 39),
+    NODE_HEARTBEAT_SECONDS: "0.5",
+  });
+  node = await startSipNode(config, { whitelistPollMs: 60_000, monitorIntervalMs: 60_000 });
+  return { destinationPort, w: worker };
+}
+
+const command = (extra: Partial<OriginateCommand> = {}): OriginateCommand => ({
+  type: "originate",
+  test_call_id: randomUUID(),
+  sip_call_id: `${randomUUID()}@test-calls`,
+  number: "14155550123",
+  caller_id: "18005550100",
+  seconds: 1,
+  speech: "route_test",
+  ring_timeout_seconds: 20,
+  ...extra,
+});
+
+/** The statuses the node posted for a test call, in order. */
+const statuses = (w: FakeWorker, id: string) => w.progress.filter((p) => p.test_call_id === id).map((p) => p.progress.status);
+const final = (w: FakeWorker, id: string) =>
+  w.progress.find((p) => p.test_call_id === id && ["done", "failed", "cancelled"].includes(p.progress.status))?.progress;
+const ended = (w: FakeWorker) => w.events().find((e) => e.event.type === "ended")?.event as EndedEvent | undefined;
+
+/** Where `needle` starts in `haystack` (exact samples), or -1. */
+function indexOfSamples(haystack: Int16Array, needle: Int16Array): number {
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+const linear = (ulaw: Uint8Array) => Int16Array.from(ulaw, (code) => ULAW_TO_PCM[code]!);
+
+describe("a test call the node places", () => {
+  it("answers a digest challenge, plays the announcement then the sample for `seconds` as RTP the far end receives, and reports it all", async () => {
+    const { destinationPort, w } = await start({
+      destination: { auth: { username: "trunk7", password: "digest-pass-7", realm: null } },
+      processing: "full",
+    });
+    // sipp echoes every RTP packet it receives: the recording's callee side is what reached it.
+    const far = uas("uas-challenge-401.xml", destinationPort, false, {}, 1, ["-rtp_echo"]);
+    await pause(200);
+    const asked = command({ seconds: 2 });
+    expect(node!.originator.originate(asked)).toEqual({ accepted: true, test_call_id: asked.test_call_id });
+
+    const far_ = await far;
+    expect(far_.code, far_.output).toBe(0);
+    const done = await w.until(() => final(w, asked.test_call_id));
+    const announcement = sample("announcement");
+    const expectedSeconds = announcement.length / BYTES_PER_SECOND + asked.seconds;
+    expect(done).toMatchObject({ status: "done", answered: true, sip_code: 200, ended_by: "platform", node_id: "origin-node" });
+    expect(done.talk_seconds).toBeGreaterThanOrEqual(expectedSeconds - 0.1);
+    expect(done.talk_seconds).toBeLessThan(expectedSeconds + 1);
+    expect(statuses(w, asked.test_call_id)).toEqual(["dialing", "answered", "done"]);
+
+    // Admitted as a test call from the node's own address, under the Worker's Call-ID.
+    expect(w.admissions[0]).toMatchObject({
+      origin: "test",
+      test_call_id: asked.test_call_id,
+      sip_call_id: asked.sip_call_id,
+      src_ip: "127.0.0.1",
+      ani: asked.caller_id,
+      dialed: asked.number,
+      boot_id: node!.bootId,
+    });
+    const ticket = w.tickets[0]!;
+    expect(done.call_id).toBe(ticket.call_id);
+
+    // The call's events as a B2BUA call's: answered, then ended (with the media's quality), for the ledger to charge.
+    const end = await w.until(() => ended(w));
+    expect(w.events().map((e) => [e.call_id, e.event.type])).toEqual([
+      [ticket.call_id, "answered"],
+      [ticket.call_id, "ended"],
+    ]);
+    expect(end).toMatchObject({ sip_code: 200, hangup_by: "platform", end_reason: "test_call_done", codec: "PCMU" });
+    expect(end.qos!.caller.packets).toBeGreaterThanOrEqual(Math.floor(expectedSeconds * 50) - 2);
+    expect(end.qos!.callee.packets).toBeGreaterThan(expectedSeconds * 50 * 0.9);
+    expect(end.ladder!.map((m) => m.method)).toEqual(expect.arrayContaining(["INVITE", "ACK", "BYE"]));
+
+    // The recording is uploaded like any call's: our voice on the left, what the far end received (echoed) on the right.
+    const path = await w.until(() => w.uploads.find((u) => u.includes(`/calls/${ticket.call_id}/media/recording.wav`)));
+    expect(path).toContain(`customer_id=${ticket.customer_id}`);
+    const audio = parseWav(new Uint8Array(w.uploaded.get(path)!));
+    const right = audio.samples.filter((_, i) => i % 2 === 1);
+    const left = audio.samples.filter((_, i) => i % 2 === 0);
+    const announced = linear(announcement.subarray(8_000, 10_000));
+    const spoken = linear(sample("route_test").subarray(4_000, 6_000));
+    expect(indexOfSamples(left, announced)).toBeGreaterThanOrEqual(0);
+    expect(indexOfSamples(right, announced)).toBeGreaterThanOrEqual(0);
+    expect(indexOfSamples(right, spoken)).toBeGreaterThan(indexOfSamples(right, announced));
+    expect(w.uploads.some((u) => u.includes(`/calls/${ticket.call_id}/media/callee.pcap`))).toBe(true);
+  });
+
+  it("ends when the far end hangs up first (ended by the callee), speaking A-law when that is what it answered", async () => {
+    const { destinationPort, w } = await start();
+    const far = uas("uas-bye.xml", destinationPort);
+    await pause(200);
+    const asked = command({ seconds: 5 });
+    node!.originator.originate(asked);
+    expect((await far).code).toBe(0);
+    const done = await w.until(() => final(w, asked.test_call_id));
+    expect(done).toMatchObject({ status: "done", answered: true, ended_by: "callee" });
+    expect(done.talk_seconds).toBeLessThan(2);
+    expect(await w.until(() => ended(w))).toMatchObject({ sip_code: 200, hangup_by: "callee", codec: "PCMA" });
+  });
+
+  it.each([
+    [486, "Busy Here"],
+    [503, "Service Unavailable"],
+  ])("fails with the far end's %i and its reason", async (code, reason) => {
+    const { destinationPort, w } = await start();
+    const far = uas("uas-reject.xml", destinationPort, false, { CODE: String(code), REASON: reason });
+    await pause(200);
+    const asked = command();
+    node!.originator.originate(asked);
+    expect((await far).code).toBe(0);
+    const failed = await w.until(() => final(w, asked.test_call_id));
+    expect(failed).toMatchObject({
+      status: "failed",
+      answered: false,
+      sip_code: code,
+      sip_reason: reason,
+      ended_by: "callee",
+      talk_seconds: null,
+    });
+    expect(await w.until(() => ended(w))).toMatchObject({ sip_code: code, answered_at: null, hangup_by: "callee" });
+  });
+
+  it("sends CANCEL when nobody answers within the ring timeout, and fails (408, ended by timeout)", async () => {
+    const { destinationPort, w } = await start();
+    const far = uas("uas-ring.xml", destinationPort);
+    await pause(200);
+    const asked = command({ ring_timeout_seconds: 1 });
+    node!.originator.originate(asked);
+    // The scenario passes only once it has received the CANCEL.
+    expect((await far).code).toBe(0);
+    const failed = await w.until(() => final(w, asked.test_call_id));
+    expect(statuses(w, asked.test_call_id)).toEqual(["dialing", "ringing", "failed"]);
+    expect(failed).toMatchObject({ sip_code: 408, ended_by: "timeout", answered: false, error: "no_answer" });
+    expect(await w.until(() => ended(w))).toMatchObject({ sip_code: 408, end_reason: "no_answer", hangup_by: "platform" });
+  });
+
+  it("is withdrawn by cancel_test_call while ringing: CANCEL, cancelled", async () => {
+    const { destinationPort, w } = await start();
+    const far = uas("uas-ring.xml", destinationPort);
+    await pause(200);
+    const asked = command();
+    node!.originator.originate(asked);
+    await w.until(() => statuses(w, asked.test_call_id).includes("ringing"));
+    expect(node!.originator.cancel(asked.test_call_id)).toBe(true);
+    expect((await far).code).toBe(0);
+    expect(await w.until(() => final(w, asked.test_call_id))).toMatchObject({ status: "cancelled", ended_by: "cancel", answered: false });
+    expect(await w.until(() => ended(w))).toMatchObject({ sip_code: 487, end_reason: "cancelled" });
+    expect(node!.originator.cancel(asked.test_call_id)).toBe(false);
+  });
+
+  it("fails with the Worker's refusal and places no INVITE", async () => {
+    const { w } = await start({ admit: () => ({ decision: "reject", sip_code: 402, reason: "insufficient_balance", call_id: null }) });
+    const asked = command();
+    node!.originator.originate(asked);
+    expect(await w.until(() => final(w, asked.test_call_id))).toMatchObject({
+      status: "failed",
+      sip_code: 402,
+      sip_reason: "insufficient_balance",
+    });
+    expect(node!.originator.activeCalls).toBe(0);
+    await pause(200);
+    expect(w.events()).toEqual([]);
+  });
+});
