@@ -151,6 +151,38 @@ describe("a test call the node places", () => {
     expect(await w.until(() => ended(w))).toMatchObject({ sip_code: 200, hangup_by: "callee", codec: "PCMA" });
   });
 
+  it("reaches a TCP destination, and hears its BYE on the same connection", async () => {
+    const { destinationPort, w } = await start({ destination: { transport: "tcp" } });
+    const far = uas("uas-bye.xml", destinationPort, true);
+    await pause(200);
+    const asked = command({ seconds: 5 });
+    node!.originator.originate(asked);
+    expect((await far).code).toBe(0);
+    expect(await w.until(() => final(w, asked.test_call_id))).toMatchObject({ status: "done", ended_by: "callee" });
+    expect((await w.until(() => ended(w))).ladder![0]).toMatchObject({
+      method: "INVITE",
+      first_line: expect.stringContaining("INVITE sip:14155550123@127.0.0.1:"),
+    });
+  });
+
+  it("is named in the node's heartbeats while up, and a drain ends it and refuses new ones", async () => {
+    const { destinationPort, w } = await start();
+    const far = uas("uas-hungup.xml", destinationPort);
+    await pause(200);
+    const asked = command({ seconds: 60 });
+    node!.originator.originate(asked);
+    const ticket = await w.until(() => statuses(w, asked.test_call_id).includes("answered") && w.tickets[0]);
+    await w.until(() => w.reports.some((r) => r.live?.some((c) => c.call_id === ticket.call_id)));
+    const draining = node!.drain(0.3);
+    await pause(50);
+    expect(() => node!.originator.originate(command())).toThrow(/draining/);
+    await draining;
+    node = null;
+    expect((await far).code).toBe(0);
+    expect(final(w, asked.test_call_id)).toMatchObject({ status: "failed", answered: true, error: "node_drain", ended_by: "platform" });
+    expect(ended(w)).toMatchObject({ end_reason: "node_drain", hangup_by: "platform", sip_code: 200 });
+  });
+
   it.each([
     [486, "Busy Here"],
     [503, "Service Unavailable"],
