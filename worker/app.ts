@@ -33,6 +33,7 @@ import * as voiceWebhooks from "./api/voice-webhooks/index.ts";
 import * as webhook from "./api/webhook/index.ts";
 import * as whitelist from "./api/whitelist/index.ts";
 import { loadConfig } from "./env.ts";
+import { newMcpApp } from "./mcp/routes.ts";
 import { newExchangeApp } from "./exchange/app.ts";
 import { newInternalApp } from "./internal/app.ts";
 import { requestBodyLimit } from "./lib/body-limit.ts";
@@ -120,6 +121,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
     c.set("db", services.db);
     await next();
   });
+  // The MCP server (its own front door, not in the OpenAPI document: JSON-RPC, not REST).
+  app.route("/api/mcp", newMcpApp());
   app.route("/api", newApi());
   app.route("/internal", newInternalApp());
   // The local checkout and the local mail view (`npm start` only; 404 anywhere else).

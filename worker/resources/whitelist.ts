@@ -3,6 +3,9 @@ import { z } from "@hono/zod-openapi";
 /** Narrowest-accepted widths: an IPv4 range may be at most a /16, an IPv6 range at most a /32. */
 export const MIN_PREFIX = { v4: 16, v6: 32 } as const;
 
+/** SIP transports the ingress accepts from carriers (TLS and WSS are not offered on the trunk). */
+export const INGRESS_TRANSPORTS = ["udp", "tcp"];
+
 export const CIDR_IMMUTABLE = "The CIDR cannot be changed: delete the entry and add the new range";
 
 const label = z.string().trim().max(200).nullable().optional().openapi({ example: "Core SBC Frankfurt" });

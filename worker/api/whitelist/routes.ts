@@ -4,6 +4,7 @@ import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import {
   CreateIpEntrySchema,
+  INGRESS_TRANSPORTS,
   IpEntrySchema,
   IpIdParam,
   NetworkInfoSchema,
@@ -13,9 +14,6 @@ import {
 import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry, verifyIpEntry } from "../../services/whitelist.ts";
 
 const tags = ["Trunk"];
-
-/** SIP transports the ingress accepts from carriers (TLS and WSS are not offered on the trunk). */
-export const INGRESS_TRANSPORTS = ["udp", "tcp"];
 
 const networkInfoRoute = createRoute({
   method: "get",

@@ -1,0 +1,15 @@
+// Each tool call an agent makes goes to the account's audit log (mcp.tool_call). Arguments may
+// hold secrets (a destination password, a webhook secret): only their names are kept, with the
+// ids they named.
+import { recordAgentAction } from "../services/agent-audit.ts";
+import type { ToolContext } from "./tool.ts";
+
+export async function recordToolCall(ctx: ToolContext, tool: string, args: unknown, outcome: "ok" | "error"): Promise<void> {
+  await recordAgentAction(ctx.services, ctx.principal, "mcp.tool_call", { tool, outcome, ...argumentsOf(args) });
+}
+
+function argumentsOf(args: unknown): { arguments: string[]; ids: Record<string, string> } {
+  const entries = args && typeof args === "object" ? Object.entries(args as Record<string, unknown>) : [];
+  const ids = entries.filter(([key, value]) => /(^|_)id$/.test(key) && typeof value === "string") as [string, string][];
+  return { arguments: entries.map(([key]) => key).sort(), ids: Object.fromEntries(ids) };
+}

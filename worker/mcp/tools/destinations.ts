@@ -1,0 +1,57 @@
+// Destinations: where admitted calls go. list, add, and check with one SIP OPTIONS now.
+import { z } from "@hono/zod-openapi";
+import { CreateDestinationSchema, DestinationSchema } from "../../resources/destinations.ts";
+import { checkDestination } from "../../services/destination-monitor.ts";
+import { createDestination, listDestinations } from "../../services/destinations.ts";
+import { pageArgs, pageOfAll, pageOutput } from "../pages.ts";
+import { MCP_SCOPES } from "../scopes.ts";
+import { defineTool, READ_ONLY } from "../tool.ts";
+
+export const listDestinationsTool = defineTool({
+  name: "list_destinations",
+  title: "List destinations",
+  description:
+    "The account's destinations (SIP endpoints and voice-AI agents that admitted calls are sent to), newest first, " +
+    "with their OPTIONS monitor status. Secrets are never included, only has_* flags.",
+  scope: MCP_SCOPES.callsRead,
+  hints: READ_ONLY,
+  input: z.object(pageArgs),
+  output: pageOutput(DestinationSchema),
+  run: async ({ services, principal }, args) => pageOfAll(await listDestinations(services, principal), args),
+  summary: (page) => `${page.total} destination(s).`,
+});
+
+export const addDestinationTool = defineTool({
+  name: "add_destination",
+  title: "Add a destination",
+  description:
+    "Add where calls go: a SIP endpoint (host, port, transport) or a voice-AI agent (kind voice_ai with its provider). " +
+    "is_default makes it the fallback for calls no routing rule or whitelist entry sends elsewhere. Passwords and secrets " +
+    "given here are stored encrypted and never shown again. Check it afterwards with check_destination.",
+  scope: MCP_SCOPES.configWrite,
+  hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  input: CreateDestinationSchema,
+  output: DestinationSchema,
+  run: ({ services, principal }, args) => createDestination(services, principal, args),
+  summary: (d) => `Destination ${d.id} added (${d.host}:${d.port}/${d.transport}).`,
+});
+
+export const checkDestinationTool = defineTool({
+  name: "check_destination",
+  title: "Check a destination (SIP OPTIONS)",
+  description:
+    "Send one SIP OPTIONS to the destination now from a platform SIP node (waits 4 s at most) and answer the " +
+    "destination with its refreshed monitor fields: monitor_status up when it answered any SIP code, the code and " +
+    "round-trip time, or monitor_last_error.",
+  scope: MCP_SCOPES.configWrite,
+  // It stores the check's result on the destination and sends a packet to the carrier's host.
+  hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  input: z.object({ destination_id: z.uuid().describe("A destination id from list_destinations") }),
+  output: DestinationSchema,
+  run: ({ services, principal }, args) => checkDestination(services, principal, args.destination_id),
+  summary: (d) =>
+    `Monitor status ${d.monitor_status}` +
+    (d.monitor_last_code ? `, answered ${d.monitor_last_code} in ${d.monitor_rtt_ms ?? "?"} ms` : "") +
+    (d.monitor_last_error ? ` (${d.monitor_last_error})` : "") +
+    ".",
+});
