@@ -4,10 +4,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { grantFor } from "../../worker/lib/durable-objects.ts";
+import { mintAccessToken } from "../../worker/services/oauth-access.ts";
 import { ORIGIN } from "./client.ts";
-import type { Session } from "./fixtures.ts";
+import { testServices, type Session } from "./fixtures.ts";
 
 export const MCP_URL = `${ORIGIN}/api/mcp`;
 
@@ -50,4 +53,39 @@ export async function callFails(client: Client, name: string, args: Record<strin
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   expect(result.isError, `${name} should fail: ${JSON.stringify(result)}`).toBe(true);
   return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}
+
+/**
+ * An agent's access token as the OAuth server mints it after a person's consent: a grant of
+ * `scopes` for the MCP endpoint (or `resource`), its Durable Object started, the token signed.
+ * The consent flow itself is tested with the OAuth server.
+ */
+export async function connectorToken(
+  owner: Session,
+  scopes: string[],
+  options: { resource?: string; clientName?: string } = {},
+): Promise<{ token: string; grantId: string; clientId: string }> {
+  const grantId = crypto.randomUUID();
+  const clientId = `https://agent.example/${grantId}.json`;
+  const resource = options.resource ?? MCP_URL;
+  const user = await env.DB.prepare("SELECT id FROM users WHERE customer_id = ?").bind(owner.account.id).first<{ id: string }>();
+  const userId = user!.id;
+  const now = new Date().toISOString();
+  await env.DB.prepare(
+    "INSERT INTO oauth_grants (id, customer_id, user_id, client_id, client_name, redirect_host, scope, resource, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  )
+    .bind(grantId, owner.account.id, userId, clientId, options.clientName ?? "Test Agent", "agent.example", scopes.join(" "), resource, now)
+    .run();
+  const grant = { grantId, customerId: owner.account.id, userId, clientId, scopes, resource, createdAtMs: Date.now() };
+  await grantFor(env, grantId).start(grant, crypto.randomUUID(), Date.now() + 86_400_000);
+  const { token } = await mintAccessToken(testServices(), {
+    issuer: ORIGIN,
+    resource,
+    userId,
+    customerId: owner.account.id,
+    grantId,
+    clientId,
+    scopes,
+  });
+  return { token, grantId, clientId };
 }
