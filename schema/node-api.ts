@@ -30,6 +30,11 @@ export const AdmitRequest = z.object({
    * against that test call's destination and number instead of the whitelist.
    */
   test_call_id: z.uuid().optional(),
+  /**
+   * With origin "dialer": the token the web dialer's INVITE carried (X-Dialer-Token), with
+   * customer_id the account it names. The Worker spends it (single use) instead of the whitelist.
+   */
+  dialer_token: z.string().min(1).max(128).optional(),
   /** Headers the node captured for the record (Diversion, P-Asserted-Identity, User-Agent...). */
   captured_headers: z.record(z.string(), z.string()).optional(),
 });
@@ -68,7 +73,8 @@ export const AdmissionTicket = z.object({
   processing: z.string(),
   sampled: z.boolean(),
   sub_customer: z.string().nullable(),
-  route: z.enum(["divert", "whitelist_entry", "routing_rule", "default"]),
+  /** forced: a call the platform places itself (a test call) on the destination it names. */
+  route: z.enum(["divert", "whitelist_entry", "routing_rule", "default", "forced"]),
 });
 export type AdmissionTicket = z.infer<typeof AdmissionTicket>;
 

@@ -12,6 +12,10 @@ const API_HOST = process.env.API_HOST ?? "127.0.0.1";
 const API_PORT = Number(process.env.API_PORT ?? 8787);
 const SIP_HOST = process.env.SIP_HOST ?? "127.0.0.1";
 const SIP_PORT = Number(process.env.SIP_PORT ?? 5060);
+/** The web dialer's SIP over WebSocket listener: plain ws on loopback, wss with SIP_WS_CERT_FILE and SIP_WS_KEY_FILE. */
+const SIP_WS_PORT = Number(process.env.SIP_WS_PORT ?? 5066);
+const SIP_WSS = Boolean(process.env.SIP_WS_CERT_FILE && process.env.SIP_WS_KEY_FILE);
+const SIP_WS = SIP_WSS || SIP_HOST === "localhost" || SIP_HOST === "::1" || /^127\./.test(SIP_HOST);
 const TRANSCRIBER_PORT = Number(process.env.TRANSCRIBER_PORT ?? 8786);
 /** An OpenAI-compatible speech-to-text service of the operator's own (e.g. a Whisper server), up to /v1. */
 const TRANSCRIPTION_URL = process.env.TRANSCRIPTION_URL;
@@ -27,6 +31,7 @@ const LOCAL_VARS = {
   LOGIN_IP_MAX_FAILURES: "100000",
   LOGIN_IP_MAX_ATTEMPTS: "1000000",
   INGRESS_HOST: API_HOST,
+  ...(SIP_WS ? { DIALER_WS_URL: `${SIP_WSS ? "wss" : "ws"}://${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${SIP_WS_PORT}` } : {}),
   ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local" } : {}),
 };
 
@@ -67,7 +72,7 @@ console.log(`
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} ${base}/exchange/buyers/esim/countries
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -d country=FRANCE -d data_GB=5 ${base}/exchange/buyers/esim/market
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -H 'Idempotency-Key: "order-1"' -d i_account=${exchange.buyer.i_account} -d i_esim_package=<i_esim_package> ${base}/exchange/buyers/esim/purchase
-  SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
+  SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)${SIP_WS ? `\n  Web dialer ${base}/dialer   (over ${SIP_WSS ? "wss" : "ws"}://${SIP_HOST}:${SIP_WS_PORT}; the account's dialer must be on)` : ""}
   Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
   Ctrl-C stops everything.
 `);
@@ -175,7 +180,14 @@ function stopChild(child) {
 function startSipNode(workerUrl) {
   const child = spawn(process.execPath, [`${root}sip-node/main.ts`], {
     cwd: root,
-    env: { ...process.env, WORKER_URL: workerUrl, NODE_TOKEN: devVar("NODE_TOKEN"), SIP_BIND: SIP_HOST, SIP_PORT: String(SIP_PORT) },
+    env: {
+      ...process.env,
+      WORKER_URL: workerUrl,
+      NODE_TOKEN: devVar("NODE_TOKEN"),
+      SIP_BIND: SIP_HOST,
+      SIP_PORT: String(SIP_PORT),
+      ...(SIP_WS ? { SIP_WS_PORT: String(SIP_WS_PORT) } : {}),
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
   return { child, stop: () => stopChild(child), ready: Promise.resolve(), base: `udp:${SIP_HOST}:${SIP_PORT}` };

@@ -57,6 +57,13 @@ const SipNodeConfigSchema = z
         }
         return ranges;
       }),
+    /**
+     * The web dialer's SIP over WebSocket listener (RFC 7118) on SIP_BIND; absent: none. WSS with
+     * SIP_WS_CERT_FILE and SIP_WS_KEY_FILE (PEM); plain WS only while SIP_BIND is loopback.
+     */
+    SIP_WS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+    SIP_WS_CERT_FILE: z.string().min(1).optional(),
+    SIP_WS_KEY_FILE: z.string().min(1).optional(),
     /** How often the node renews its lease with the call ledger (a report naming every call it carries). */
     NODE_HEARTBEAT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
     /** On SIGTERM, how long calls up may go on before the node ends them (end_reason node_drain). */
@@ -65,6 +72,15 @@ const SipNodeConfigSchema = z
   .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
     message: "RTP_PORT_MIN must be below RTP_PORT_MAX",
     path: ["RTP_PORT_MIN"],
+  })
+  .refine((c) => (c.SIP_WS_CERT_FILE === undefined) === (c.SIP_WS_KEY_FILE === undefined), {
+    message: "SIP_WS_CERT_FILE and SIP_WS_KEY_FILE go together",
+    path: ["SIP_WS_CERT_FILE"],
+  })
+  // A browser's token and SDP cross the WebSocket: in clear text only on this machine.
+  .refine((c) => c.SIP_WS_PORT === undefined || c.SIP_WS_CERT_FILE !== undefined || isLoopbackHost(c.SIP_BIND), {
+    message: "must come with SIP_WS_CERT_FILE and SIP_WS_KEY_FILE (WSS) unless SIP_BIND is loopback",
+    path: ["SIP_WS_PORT"],
   })
   // The node token and every recording travel to the Worker: in clear text only on this machine.
   .refine((c) => new URL(c.WORKER_URL).protocol === "https:" || isLoopbackHost(new URL(c.WORKER_URL).hostname), {
@@ -78,7 +94,8 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 export type SipNodeConfig = {
-  sip: { bind: string; port: number; publicAddress: string };
+  /** ws: the web dialer's WebSocket listener (null: none); tls holds the PEM certificate and key of WSS. */
+  sip: { bind: string; port: number; publicAddress: string; ws: { port: number; tls?: { cert: string; key: string } } | null };
   media: {
     portMin: number;
     portMax: number;
@@ -110,7 +127,20 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
   }
   const c = parsed.data;
   return {
-    sip: { bind: c.SIP_BIND, port: c.SIP_PORT, publicAddress: c.SIP_PUBLIC_ADDRESS ?? c.SIP_BIND },
+    sip: {
+      bind: c.SIP_BIND,
+      port: c.SIP_PORT,
+      publicAddress: c.SIP_PUBLIC_ADDRESS ?? c.SIP_BIND,
+      ws:
+        c.SIP_WS_PORT === undefined
+          ? null
+          : {
+              port: c.SIP_WS_PORT,
+              ...(c.SIP_WS_CERT_FILE && c.SIP_WS_KEY_FILE
+                ? { tls: { cert: readFileSync(c.SIP_WS_CERT_FILE, "utf8"), key: readFileSync(c.SIP_WS_KEY_FILE, "utf8") } }
+                : {}),
+            },
+    },
     media: {
       portMin: c.RTP_PORT_MIN,
       portMax: c.RTP_PORT_MAX,

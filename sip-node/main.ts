@@ -8,7 +8,8 @@ import { startSipNode } from "./node.ts";
 
 const config = loadSipNodeConfig(process.env);
 const node = await startSipNode(config);
-console.log(`SIP node ${config.nodeId} on udp ${config.sip.bind}:${node.port} and tcp, Worker ${config.worker.url}`);
+const dialer = node.ws ? `, web dialer ${node.ws.protocol}://${config.sip.bind}:${node.ws.local.port}` : "";
+console.log(`SIP node ${config.nodeId} on udp ${config.sip.bind}:${node.port} and tcp${dialer}, Worker ${config.worker.url}`);
 
 const stop = async (drainSeconds?: number) => {
   await node.drain(drainSeconds);

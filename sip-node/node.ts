@@ -17,6 +17,7 @@ import { workerClient } from "./control/worker-client.ts";
 import { RFC_TIMERS, TransactionLayer, type TimerValues } from "./sip/transactions.ts";
 import { dialTls, TcpTransport } from "./sip/tcp-transport.ts";
 import { TransportSet, UdpTransport } from "./sip/transport.ts";
+import { WsTransport } from "./webrtc/ws-transport.ts";
 
 export type SipNode = {
   b2bua: B2bua;
@@ -31,6 +32,8 @@ export type SipNode = {
   /** This run of the node: a new one at every start. */
   bootId: string;
   port: number;
+  /** The web dialer's WebSocket listener (SIP_WS_PORT), null when there is none. */
+  ws: WsTransport | null;
   /**
    * Stops gracefully (SIGTERM): new calls get 503 with Retry-After, calls up may go on for the
    * drain time and are then ended (node_drain), their reports and media are sent (a bounded
@@ -56,7 +59,10 @@ export async function startSipNode(
   // TCP on the same port number as UDP (an ephemeral UDP port in tests gives TCP the same number).
   const tcp = await TcpTransport.bind(config.sip.bind, udp.local.port, config.sip.publicAddress);
   const tls = TcpTransport.outbound("tls", udp.local, dialTls(config.tls));
-  const transport = new TransportSet(udp, { tcp, tls });
+  const ws = config.sip.ws
+    ? await WsTransport.listen({ bind: config.sip.bind, publicAddress: config.sip.publicAddress, ...config.sip.ws })
+    : null;
+  const transport = new TransportSet(udp, { tcp, tls, ...(ws ? { [ws.protocol]: ws } : {}) });
   const media = new MediaEngine({ ...config.media, publicAddress: config.sip.publicAddress }, worker, log);
   media.uploadLeftovers().catch((err: unknown) => log(`spooled media from an earlier run: ${String(err)}`));
   const reporter: CallReporter = new CallReporter({
@@ -176,6 +182,7 @@ export async function startSipNode(
     reporter,
     bootId,
     port: transport.local.port,
+    ws,
     drain,
     stop,
   };

@@ -16,10 +16,15 @@ import { parseNameAddr, SipMessageError } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TransactionLayer, type TransactionUser } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { callLog } from "./call-log.ts";
+import type { DialerClaim } from "./call.ts";
+import { DIALER_TOKEN_HEADER, dialerTokenAccount } from "../../schema/dialer-token.ts";
 import { CallSession, type Leg, type SessionHost } from "./call-session.ts";
 import { SIP_LOG_MAX_LINGER_MS } from "./call-sip-log.ts";
 import { reasonPhrase } from "./causes.ts";
 import { SourceThrottle } from "./source-throttle.ts";
+
+/** A message from a browser on the web dialer's WebSocket listener. */
+const isWebSocket = (from: Endpoint) => from.protocol === "ws" || from.protocol === "wss";
 
 export type B2buaOptions = {
   worker: WorkerClient;
@@ -201,6 +206,8 @@ export class B2bua implements TransactionUser {
    */
   admits(request: SipRequest, from: Endpoint): boolean {
     if (this.options.whitelist.contains(from.address)) return true;
+    // A browser on the web dialer's WebSocket: a real connection (no spoofed source), answered; its token decides.
+    if (isWebSocket(from)) return true;
     // An OPTIONS from a range awaiting proof of control is answered with the proof (and nothing else is).
     if (request.method === "OPTIONS" && this.options.whitelist.proofCodesFor(from.address).length > 0) return true;
     const toTag = parseNameAddr(header(request, "To") ?? "").tag;
@@ -228,21 +235,43 @@ export class B2bua implements TransactionUser {
       const own = this.originatedFor(request, toTag);
       if (own) return own.onInDialogRequest(request, tx, from);
     }
+    if (isWebSocket(from)) return this.onBrowserRequest(request, tx, from, seen?.bytes ?? null, toTag);
     // Past the dialogs, only a whitelisted source is here: `admits` let nobody else through.
     if (request.method === "INVITE" && !toTag) {
       if (this.drainRetryAfter !== null) return this.refuseOverload(request, tx, this.drainRetryAfter);
       const verdict = this.throttle.take(from.address);
       if (verdict === "silent") return tx.terminate();
       if (verdict === "busy") return this.refuseOverload(request, tx);
-      const session = new CallSession(this.host(), request, tx, from);
-      this.sessions.add(session);
-      session.onWire("in", request, seen?.bytes ?? null, from);
-      void session.start().catch((err: unknown) => callLog(header(request, "Call-ID") ?? "", (line) => this.log(line)).error(String(err)));
-      return;
+      return this.startSession(request, tx, from, seen?.bytes ?? null);
     }
     if (request.method === "OPTIONS") return tx.respond(this.optionsAnswer(request, from));
     const status = toTag ? 481 : 405;
     tx.respond(responseTo(request, status, reasonPhrase(status)));
+  }
+
+  /**
+   * A request from a web dialer's browser outside any dialog: only an INVITE carrying a dialer token
+   * may start a call (admitted by the token, never the whitelist); anything else is refused.
+   */
+  private onBrowserRequest(
+    request: SipRequest,
+    tx: ServerTransaction,
+    from: Endpoint,
+    bytes: Uint8Array | null,
+    toTag: string | null,
+  ): void {
+    if (request.method !== "INVITE" || toTag) {
+      const status = toTag ? 481 : 403;
+      return tx.respond(responseTo(request, status, reasonPhrase(status)));
+    }
+    const token = header(request, DIALER_TOKEN_HEADER)?.trim() ?? "";
+    const customerId = dialerTokenAccount(token);
+    if (!customerId) return tx.respond(responseTo(request, 403, "Dialer token required", randomBytes(8).toString("hex")));
+    if (this.drainRetryAfter !== null) return this.refuseOverload(request, tx, this.drainRetryAfter);
+    const verdict = this.throttle.take(from.address);
+    if (verdict === "silent") return tx.terminate();
+    if (verdict === "busy") return this.refuseOverload(request, tx);
+    this.startSession(request, tx, from, bytes, { customerId, token });
   }
 
   /** 200 to an OPTIONS; from a range awaiting proof of control it carries the codes (X-Call-Shield-Proof). */
@@ -251,6 +280,13 @@ export class B2bua implements TransactionUser {
     const codes = this.options.whitelist.proofCodesFor(from.address);
     if (codes.length > 0) response.headers.push(["X-Call-Shield-Proof", codes.join(", ")]);
     return response;
+  }
+
+  private startSession(request: SipRequest, tx: ServerTransaction, from: Endpoint, bytes: Uint8Array | null, dialer?: DialerClaim): void {
+    const session = new CallSession(this.host(), request, tx, from, dialer);
+    this.sessions.add(session);
+    session.onWire("in", request, bytes, from);
+    void session.start().catch((err: unknown) => callLog(header(request, "Call-ID") ?? "", (line) => this.log(line)).error(String(err)));
   }
 
   /** 503 with Retry-After (RFC 3261 §21.5.4): the peer's other routes can take the call. */

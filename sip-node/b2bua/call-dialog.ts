@@ -103,6 +103,7 @@ export class CallDialog {
     }
     const otherDialog = leg === "a" ? call.b : call.a;
     if (!otherDialog || call.state === "ended") return call.respond(tx, request, 481, leg);
+    if (call.webrtc && (request.method === "INVITE" || request.method === "UPDATE")) return this.keepWebRtcSession(request, tx, leg);
     // re-INVITE, UPDATE, INFO and the like pass through, their SDP anchored at our relay.
     const other: Leg = leg === "a" ? "b" : "a";
     const forwarded = call.requestOn(otherDialog, request.method, otherDialog.remoteTarget, call.anchor(leg, request.body));
@@ -124,6 +125,23 @@ export class CallDialog {
       tx.respond(relayed);
       call.record("out", relayed, call.host.local, from);
     });
+  }
+
+  /**
+   * A web dialer call's session is not renegotiated across the bridge: the browser's re-offer gets
+   * 488 (its session stays as it was, RFC 3261 §14.2); the destination's (a refresh, a hold) is
+   * answered here with the offer it already has, its new address and law taken by the relay.
+   */
+  private keepWebRtcSession(request: SipRequest, tx: ServerTransaction, leg: Leg): void {
+    const call = this.call;
+    if (leg === "a") return call.respond(tx, request, 488, leg);
+    call.anchor("b", request.body);
+    const ok = responseTo(request, 200, "OK", call.b!.localTag);
+    ok.body = call.offerToB;
+    setHeader(ok.headers, "Content-Type", "application/sdp");
+    setHeader(ok.headers, "Contact", call.contact(call.b!.endpoint.protocol));
+    tx.respond(ok);
+    call.record("out", ok, call.host.local, call.b!.endpoint);
   }
 
   /** Hangs up one leg (no BYE before that leg has a dialog). */

@@ -10,7 +10,7 @@ import { header } from "../sip/headers.ts";
 import type { SipMessage, SipRequest } from "../sip/message.ts";
 import type { ServerTransaction, TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
-import { Call } from "./call.ts";
+import { Call, type DialerClaim } from "./call.ts";
 
 /** What a call needs of the node: the B2BUA in production, an in-memory stand-in in tests. */
 export type SessionHost = {
@@ -26,7 +26,8 @@ export type SessionHost = {
   renewCredit(atMs: number): void;
   /** Work a call still does after its end (reporting, uploads): a draining node waits for it. */
   track(work: Promise<unknown>): void;
-  media: Pick<MediaEngine, "open" | "watch" | "close" | "upload" | "openSipLog">;
+  /** openWebRtcLeg: a web dialer call's media (absent in hosts that carry no dialer calls). */
+  media: Pick<MediaEngine, "open" | "watch" | "close" | "upload" | "openSipLog"> & Partial<Pick<MediaEngine, "openWebRtcLeg">>;
   nodeId: string;
   noAnswerMs: number;
   /** Our address for Via and Contact. */
@@ -46,8 +47,9 @@ export type Leg = "a" | "b";
 export class CallSession {
   private readonly call: Call;
 
-  constructor(host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint) {
-    this.call = new Call(this, host, invite, inviteTx, caller);
+  /** `dialer`: a web dialer's call, admitted by the token its INVITE carried (see DialerClaim). */
+  constructor(host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint, dialer: DialerClaim | null = null) {
+    this.call = new Call(this, host, invite, inviteTx, caller, dialer);
   }
 
   /** The Worker's admission of the call; null until admitted (and for a refused call). */

@@ -49,13 +49,14 @@ export class CallSetup {
       .admit({
         node_id: host.nodeId,
         boot_id: host.bootId,
-        ...withAccount(host.accountOf(call.caller.address)),
+        ...(call.dialer
+          ? { customer_id: call.dialer.customerId, dialer_token: call.dialer.token, origin: "dialer" as const }
+          : { ...withAccount(host.accountOf(call.caller.address)), origin: "sip" as const }),
         sip_call_id: call.a.callId,
         src_ip: call.caller.address,
         src_port: call.caller.port,
         ani: parseUri(from.uri).user ?? null,
         dialed: requestUri.user ?? parseUri(to.uri).user ?? "",
-        origin: "sip",
       })
       .catch((err: unknown) => {
         call.log.warn(`admission failed: ${String(err)}`);
@@ -84,7 +85,37 @@ export class CallSetup {
     });
     if (!call.relay) return call.finishUnanswered(503, "no_media_port", "platform");
     if (this.cancelled) return call.finishUnanswered(487, "cancelled", "caller");
+    if (call.dialer && !(await this.answerBrowser())) return;
+    if (this.cancelled) return call.finishUnanswered(487, "cancelled", "caller");
     await this.dial();
+  }
+
+  /**
+   * A web dialer call: werift answers the browser's WebRTC offer and stands for it on the relay's
+   * caller side; the destination is offered plain RTP. False when the offer cannot be answered (488).
+   */
+  private async answerBrowser(): Promise<boolean> {
+    const call = this.call;
+    const offer = new TextDecoder().decode(call.invite.body);
+    const open = call.host.media.openWebRtcLeg;
+    const leg = open
+      ? await open.call(call.host.media, call.relay!, "caller", offer).catch((err: unknown) => {
+          call.log.warn(`webrtc: ${String(err)}`);
+          return null;
+        })
+      : null;
+    if (!leg) {
+      call.finishUnanswered(488, "webrtc_offer_refused", "platform");
+      return false;
+    }
+    call.webrtc = leg;
+    return true;
+  }
+
+  /** The SDP the destination is offered: the caller's own, or, for a browser, the WebRTC leg's plain RTP. */
+  private offerFromA(): Uint8Array {
+    const call = this.call;
+    return call.anchor("a", call.webrtc ? call.webrtc.relaySdpBytes : call.invite.body);
   }
 
   /** The B leg: our INVITE to the ticket's destination, with the caller's offer anchored at the relay. */
@@ -124,8 +155,8 @@ export class CallSetup {
   private sendInviteToB(authorization?: [string, string]): void {
     const call = this.call;
     const b = call.b!;
-    const request = call.requestOn(b, "INVITE", b.remoteTarget, call.anchor("a", call.invite.body));
-    const type = header(call.invite, "Content-Type");
+    const request = call.requestOn(b, "INVITE", b.remoteTarget, this.offerFromA());
+    const type = call.webrtc ? "application/sdp" : header(call.invite, "Content-Type");
     if (type) setHeader(request.headers, "Content-Type", type);
     if (authorization) request.headers.push(authorization);
     call.bInvite = request;

@@ -23,6 +23,12 @@ import type { CallSession, Leg, SessionHost } from "./call-session.ts";
 import { CallSetup } from "./call-setup.ts";
 import { CallSipLog } from "./call-sip-log.ts";
 import { CallTransfer } from "./call-transfer.ts";
+import type { WebRtcLeg } from "../webrtc/webrtc-leg.ts";
+
+/** The account and token a web dialer's INVITE carried (X-Dialer-Token), for its admission. */
+export type DialerClaim = { customerId: string; token: string };
+/** On the responses to a web dialer's INVITE: the call's id, linking to its record. */
+export const DIALER_CALL_ID_HEADER = "X-Call-Id";
 
 export type CallState = "admitting" | "calling" | "early" | "confirmed" | "ended";
 
@@ -62,6 +68,10 @@ export class Call {
   state: CallState = "admitting";
   ticket: AdmissionTicket | null = null;
   relay: MediaRelay | null = null;
+  /** A web dialer call: the token its INVITE carried and the account it names (null: a carrier's call). */
+  readonly dialer: DialerClaim | null;
+  /** A web dialer call's WebRTC media, speaking for the browser on the relay's caller side. */
+  webrtc: WebRtcLeg | null = null;
   /** The caller's leg, set as the call starts. */
   a!: Dialog;
   /** The destination's leg, from the moment we dial it. */
@@ -74,8 +84,16 @@ export class Call {
   /** Our requests still awaiting a final answer (the SIP log waits for them after the end). */
   private unanswered = 0;
 
-  constructor(session: CallSession, host: SessionHost, invite: SipRequest, inviteTx: ServerTransaction, caller: Endpoint) {
+  constructor(
+    session: CallSession,
+    host: SessionHost,
+    invite: SipRequest,
+    inviteTx: ServerTransaction,
+    caller: Endpoint,
+    dialer: DialerClaim | null = null,
+  ) {
     this.session = session;
+    this.dialer = dialer;
     this.host = host;
     this.invite = invite;
     this.inviteTx = inviteTx;
@@ -196,6 +214,9 @@ export class Call {
   private async closeMedia(): Promise<MediaSummary | null> {
     const relay = this.relay;
     this.relay = null;
+    const webrtc = this.webrtc;
+    this.webrtc = null;
+    await webrtc?.close().catch((err: unknown) => this.log.warn(`webrtc: ${String(err)}`));
     if (!relay) return null;
     return this.host.media.close(relay).catch((err: unknown) => {
       this.log.warn(`media: ${String(err)}`);
@@ -209,6 +230,17 @@ export class Call {
    */
   anchor(from: Leg, body: Uint8Array): Uint8Array {
     if (body.length === 0 || !this.relay) return body;
+    // The browser's WebRTC leg stands for it on the relay: the destination's SDP tells it the law, the browser keeps its answer.
+    if (from === "b" && this.webrtc) {
+      this.webrtc.destinationAnswered(body);
+      this.anchorPlain(from, body);
+      return new TextEncoder().encode(this.webrtc.answerSdp);
+    }
+    return this.anchorPlain(from, body);
+  }
+
+  private anchorPlain(from: Leg, body: Uint8Array): Uint8Array {
+    if (!this.relay) return body;
     const sdp = new TextDecoder().decode(body);
     const media = parseSdpAudio(sdp);
     if (!media) return body;
@@ -226,6 +258,8 @@ export class Call {
 
   responseToA(status: number, reason: string, body?: Uint8Array, contentType?: string | null): SipResponse {
     const response = responseTo(this.invite, status, reason, status === 100 ? undefined : this.a.localTag);
+    // The web dialer shows the call's id, which links to its record.
+    if (this.dialer && this.ticket && status > 100) setHeader(response.headers, DIALER_CALL_ID_HEADER, this.ticket.call_id);
     if (status >= 180 && status < 300) setHeader(response.headers, "Contact", this.contact(this.caller.protocol));
     if (body && body.length > 0) {
       response.body = body;

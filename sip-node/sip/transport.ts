@@ -4,7 +4,9 @@
 import { createSocket, type Socket } from "node:dgram";
 import type { SipMessage, SipParseError } from "./message.ts";
 
-export type Protocol = "udp" | "tcp" | "tls";
+/** ws and wss: SIP over WebSocket (RFC 7118), the web dialer's browsers (sip-node/webrtc/ws-transport.ts). */
+export type Protocol = "udp" | "tcp" | "tls" | "ws" | "wss";
+type StreamProtocol = Exclude<Protocol, "udp">;
 
 /** Where a message came from or goes to. */
 export type Endpoint = {
@@ -35,14 +37,14 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** UDP and the stream transports (TCP, TLS), chosen per destination by its protocol. */
+/** UDP and the stream transports (TCP, TLS, WebSocket), chosen per destination by its protocol. */
 export class TransportSet implements Transport {
   readonly protocol = "udp" as const;
   readonly local: { address: string; port: number };
   private readonly udp: Transport;
-  private readonly streams: Partial<Record<"tcp" | "tls", Transport>>;
+  private readonly streams: Partial<Record<StreamProtocol, Transport>>;
 
-  constructor(udp: Transport, streams: Partial<Record<"tcp" | "tls", Transport>>) {
+  constructor(udp: Transport, streams: Partial<Record<StreamProtocol, Transport>>) {
     this.udp = udp;
     this.streams = streams;
     this.local = udp.local;
