@@ -10,6 +10,7 @@ import {
   CallLedger,
   type AdmitCallInput,
   type AdmitCallResult,
+  type AdmitOwnCallInput,
   type CallRecordMessage,
   type LiveCall,
   type ReportInput,
@@ -205,6 +206,13 @@ export class AccountLedger extends DurableObject {
   /** Admits or refuses a call from the admission state alone; the record goes out through the outbox. */
   async admitCall(input: AdmitCallInput): Promise<AdmitCallResult> {
     const result = this.write(() => this.calls.admit(input));
+    await this.schedule();
+    return result;
+  }
+
+  /** Admits a call the platform places itself (test call, web dialer): CallLedger.admitOwnCall. */
+  async admitOwnCall(input: AdmitOwnCallInput): Promise<AdmitCallResult> {
+    const result = this.write(() => this.calls.admitOwnCall(input));
     await this.schedule();
     return result;
   }

@@ -81,7 +81,8 @@ export type Refusal = keyof typeof REFUSALS;
 
 export type Route = {
   destination: AdmissionDestination;
-  kind: "divert" | "whitelist_entry" | "routing_rule" | "default";
+  /** forced: a call the platform places itself on a destination it names (a test call). */
+  kind: "divert" | "whitelist_entry" | "routing_rule" | "default" | "forced";
   prefix: string | null;
 };
 
@@ -115,6 +116,12 @@ export function controlFor(state: AdmissionState, ani: string | null, now: strin
 
 type Routing = Pick<AdmissionState, "destinations" | "rules">;
 
+/** The account's destination named by a call the platform places itself, or null when it is gone. */
+export function forcedRoute(routing: Routing, destinationId: string): Route | null {
+  const destination = routing.destinations.find((d) => d.id === destinationId);
+  return destination ? { destination, kind: "forced", prefix: null } : null;
+}
+
 /** Divert, else the entry's destination, else routing rules (longest prefix, then priority), else the default. */
 export function chooseRoute(
   routing: Routing,
@@ -142,7 +149,7 @@ export type CallRecord = { [column: string]: CallRecordValue } & { id: string; c
 
 export function newCallRecord(
   id: string,
-  request: AdmitRequest,
+  request: Pick<AdmitRequest, "sip_call_id" | "origin" | "src_ip" | "ani" | "dialed" | "node_id" | "captured_headers">,
   account: AdmissionAccount,
   entry: AdmissionEntry | null,
   now: string,

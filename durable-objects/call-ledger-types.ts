@@ -34,6 +34,16 @@ export type CallLimits = {
 };
 
 export type AdmitCallInput = { request: AdmitRequest; callId: string; now: string; limits: CallLimits };
+
+/** A call the platform places itself (test call, web dialer): CallLedger.admitOwnCall. */
+export type OwnCallRequest = Pick<AdmitRequest, "node_id" | "boot_id" | "sip_call_id" | "ani" | "dialed" | "captured_headers"> & {
+  origin: "test" | "dialer";
+  /** Forced destination (the account's own); absent: routing rules, then the default, by `dialed`. */
+  destination_id?: string | null;
+  /** Where the call leaves from, for the record (the node's address); "" when unknown. */
+  src_ip?: string;
+};
+export type AdmitOwnCallInput = { request: OwnCallRequest; callId: string; now: string; limits: CallLimits };
 export type AdmitCallResult =
   | { decision: "need_state" }
   | { decision: "ignore" }

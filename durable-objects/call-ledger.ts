@@ -7,6 +7,7 @@ import { normalizeNumber } from "../worker/lib/numbers.ts";
 import {
   chooseRoute,
   controlFor,
+  forcedRoute,
   entriesHolding,
   isSampled,
   newCallRecord,
@@ -17,6 +18,7 @@ import {
   type AdmissionState,
   type CallRecord,
   type Refusal,
+  type Route,
 } from "./call-admission.ts";
 import {
   addReservations,
@@ -31,6 +33,7 @@ import {
 import type {
   AdmitCallInput,
   AdmitCallResult,
+  AdmitOwnCallInput,
   Books,
   CallLimits,
   CallRecordMessage,
@@ -40,7 +43,17 @@ import type {
   Settled,
 } from "./call-ledger-types.ts";
 
-export type { AdmitCallInput, AdmitCallResult, Books, CallLimits, CallRecordMessage, LiveCall, ReportInput } from "./call-ledger-types.ts";
+export type {
+  AdmitCallInput,
+  AdmitCallResult,
+  AdmitOwnCallInput,
+  OwnCallRequest,
+  Books,
+  CallLimits,
+  CallRecordMessage,
+  LiveCall,
+  ReportInput,
+} from "./call-ledger-types.ts";
 
 export class CallLedger {
   private readonly sql: SqlStorage;
@@ -91,6 +104,44 @@ export class CallLedger {
     if (control?.action === "block") return this.refuse(record, "blocked");
     const route = chooseRoute(state, match.entry, match.number, control?.divertDestinationId ?? null);
     if (!route) return this.refuse(record, "no_route");
+    return this.place(state, record, route, match.number, input);
+  }
+
+  /**
+   * A call the platform places itself (origin "test" or "dialer"), see OwnCallRequest: no whitelist
+   * entry; the destination forced when named, else routing rules and the default by the number. A
+   * port and the first credit slice are reserved, and the call charged, as for a carrier call.
+   */
+  admitOwnCall(input: AdmitOwnCallInput): AdmitCallResult {
+    const state = this.admissionState();
+    if (!state) return { decision: "need_state" };
+    const { request, callId, now, limits } = input;
+    if (request.boot_id) this.touchLease(request.node_id, request.boot_id, Date.parse(now), limits.leaseMs);
+    const number = normalizeNumber(request.dialed);
+    const record = newCallRecord(callId, { ...request, src_ip: request.src_ip ?? "" }, state.account, null, now);
+    if (state.account.status === "suspended") return this.refuse(record, "suspended");
+    const route = request.destination_id
+      ? forcedRoute(state, request.destination_id)
+      : chooseRoute(state, { destinationId: null }, number, null);
+    if (!route) return this.refuse(record, "no_route");
+    return this.place(state, record, route, number, input);
+  }
+
+  /** Takes a port and the first credit slice for a routed call, or refuses it (no port, no credit). */
+  private place(
+    state: AdmissionState,
+    record: CallRecord,
+    route: Route,
+    number: string,
+    {
+      callId,
+      now,
+      limits,
+      request,
+    }: Pick<AdmitCallInput, "callId" | "now" | "limits"> & {
+      request: { node_id: string; boot_id?: string | undefined };
+    },
+  ): AdmitCallResult {
     Object.assign(record, routeFields(route));
 
     const held = this.books.held();
@@ -138,7 +189,7 @@ export class CallLedger {
       decision: "admit",
       call_id: callId,
       customer_id: state.account.id,
-      dialed: `${destination.techPrefix ?? ""}${match.number}`,
+      dialed: `${destination.techPrefix ?? ""}${number}`,
       ani: (record.ani as string | null) ?? null,
       destination,
       max_call_seconds: limits.capSeconds,

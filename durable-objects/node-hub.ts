@@ -5,9 +5,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { HubReply, type HubCommand } from "../schema/node-api.ts";
 
-export type HubOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: "no_node" | "timeout" | string };
+/** nodeId: the node that answered (a command sent to any node, such as an originate, is then sent on to the same one). */
+export type HubOutcome =
+  { ok: true; result: Record<string, unknown>; nodeId?: string } | { ok: false; error: "no_node" | "timeout" | string };
 
-type Pending = { resolve: (outcome: HubOutcome) => void; timer: ReturnType<typeof setTimeout> };
+type Pending = { resolve: (outcome: HubOutcome) => void; timer: ReturnType<typeof setTimeout>; nodeId: string | undefined };
 
 export class NodeHub extends DurableObject {
   private readonly pending = new Map<string, Pending>();
@@ -37,7 +39,7 @@ export class NodeHub extends DurableObject {
         this.pending.delete(id);
         resolve({ ok: false, error: "timeout" });
       }, timeoutMs);
-      this.pending.set(id, { resolve, timer });
+      this.pending.set(id, { resolve, timer, nodeId: this.ctx.getTags(socket)[0] });
       socket.send(JSON.stringify({ id, command }));
     });
   }
@@ -54,7 +56,9 @@ export class NodeHub extends DurableObject {
     if (!waiting) return;
     clearTimeout(waiting.timer);
     this.pending.delete(reply.id);
-    waiting.resolve(reply.ok ? { ok: true, result: reply.result ?? {} } : { ok: false, error: reply.error ?? "failed" });
+    waiting.resolve(
+      reply.ok ? { ok: true, result: reply.result ?? {}, nodeId: waiting.nodeId } : { ok: false, error: reply.error ?? "failed" },
+    );
   }
 
   override webSocketClose(ws: WebSocket, code: number): void {

@@ -28,6 +28,7 @@ import * as routing from "./api/routing/index.ts";
 import * as settings from "./api/settings/index.ts";
 import * as shares from "./api/shares/index.ts";
 import * as support from "./api/support/index.ts";
+import * as testCalls from "./api/test-calls/index.ts";
 import * as users from "./api/users/index.ts";
 import * as voiceWebhooks from "./api/voice-webhooks/index.ts";
 import * as webhook from "./api/webhook/index.ts";
@@ -70,6 +71,7 @@ const AREAS: { register(api: Api): void }[] = [
   automation,
   alerts,
   webhook,
+  testCalls,
   events,
   voiceWebhooks,
   docs,

@@ -179,6 +179,17 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   // Links of one recorded call per account: a call costs a whitelist entry, and the account is shared by the whole file.
   share_id: async (owner) => created(await owner.client.post(`/api/calls/${await callToShare(owner)}/share`, {}), "share link").id,
   ticket_id: async (owner) => created(await owner.client.post("/api/support/tickets", { subject: "Tenancy", body: "?" }), "ticket").id,
+  test_call_id: async (owner) => {
+    await defaultDestinationOf(owner);
+    const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550100" });
+    expect(res.status, `test call: ${JSON.stringify(res.body)}`).toBe(202);
+    return res.body.id;
+  },
+  number_id: async (owner) => {
+    await defaultDestinationOf(owner);
+    const number = `+1415${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000_000).padStart(7, "0")}`;
+    return created(await owner.client.post("/api/customer/verified-numbers", { number }), "verified number").id;
+  },
   invoice_id: async (owner) => {
     // The Cron Trigger invoices last month: this month's (the welcome credit) is issued on the 1st of the next.
     const now = new Date();
@@ -187,6 +198,14 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     expect(list.body.total, JSON.stringify(list.body)).toBe(1);
     return list.body.items[0].id;
   },
+};
+
+/** One default destination per account, for test calls and verification calls. */
+const defaultDestinations = new Map<string, Promise<unknown>>();
+const defaultDestinationOf = (owner: Session) => {
+  let made = defaultDestinations.get(owner.account.id);
+  if (!made) defaultDestinations.set(owner.account.id, (made = addDestination(owner, { is_default: true })));
+  return made;
 };
 
 /** A valid body for each operation that takes one, so that only the record's owner decides the answer. */
@@ -207,6 +226,7 @@ const BODIES: Record<string, unknown> = {
   "PATCH /support/tickets/{ticket_id}": { status: "closed" },
   "POST /support/tickets/{ticket_id}/messages": { body: "Any news?" },
   "POST /admin/support/tickets/{ticket_id}/messages": { body: "Answered." },
+  "POST /customer/verified-numbers/{number_id}/verify": { code: "000000" },
 };
 
 /** What the owner gets other than success for the same request, and why it is not a refusal of the owner. */
@@ -224,6 +244,14 @@ const OWNER_ANSWERS: Record<string, { status: number; reason: string }> = {
     reason: "the factory's rule delivers by e-mail only, and the tests' Worker has no mail service configured (no_delivery)",
   },
   "POST /calls/{call_id}/transfer": { status: 409, reason: "the factory's call has ended, and only a call that is up can be transferred" },
+  "POST /customer/test-calls/{test_call_id}/confirm": {
+    status: 409,
+    reason: "the factory's test call was asked for from a portal session, so it never awaited a confirmation",
+  },
+  "POST /customer/verified-numbers/{number_id}/verify": {
+    status: 422,
+    reason: "the right code is spoken only on the verification call; a wrong one is 422 naming code, after the lookup",
+  },
   "POST /admin/support/tickets/{ticket_id}/messages": {
     status: 403,
     reason: "the service team's reply route is for platform administrators, and the ticket's owner is a customer",
@@ -281,6 +309,10 @@ const EXCEPTIONS: Record<string, { status: number; reason: string }> = {
       { status: 403, reason: "only a platform administrator may approve a whitelist range (admin_required), before any lookup" },
     ]),
   ),
+  "POST /customer/test-calls/{test_call_id}/confirm via ApiKeyAuth": {
+    status: 403,
+    reason: "a test call is confirmed by a person in the portal, never with an API key (portal_session_required), before any lookup",
+  },
   "GET /calls/{call_id}/recording via RecordingToken": {
     status: 401,
     reason:

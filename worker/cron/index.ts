@@ -9,6 +9,7 @@ import { syncLapsedControls } from "../services/automation.ts";
 import { sweepLowBalanceAlerts } from "../services/low-balance.ts";
 import { renewPlans } from "../services/plans.ts";
 import { issueInvoices } from "../services/invoices.ts";
+import { sweepTestCalls } from "../services/test-calls.ts";
 import { sweepExchangeIdempotencyKeys } from "./exchange-idempotency.ts";
 import { sweepExchangeNonces } from "./exchange-nonces.ts";
 import { sweepExpiredStepTokens } from "./spent-tokens.ts";
@@ -24,6 +25,7 @@ export const JOBS: Job[] = [
   { name: "low-balance alerts", run: async (s) => void (await sweepLowBalanceAlerts(s)) },
   { name: "plan renewals", run: async (s, _env, now) => void (await renewPlans(s, now)) },
   { name: "monthly invoices", run: async (s, _env, now) => void (await issueInvoices(s, now)) },
+  { name: "test calls: lapsed confirmations and lost dispatches", run: (s, _env, now) => sweepTestCalls(s, now) },
 ];
 
 /** Runs every job for the tick at `scheduledTime`; throws after all ran if any failed, so the run shows as failed. */

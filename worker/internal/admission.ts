@@ -6,25 +6,65 @@
 // whitelist is ignored (the node answers nothing); any other refusal carries its SIP code.
 import type { AdmissionTicket, AdmitRequest, AdmitResponse } from "../../schema/node-api.ts";
 import type { AdmissionDestination } from "../../durable-objects/call-admission.ts";
-import type { CallLimits } from "../../durable-objects/call-ledger.ts";
+import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger.ts";
 import { accountHolding, syncAdmissionState } from "../services/admission-state.ts";
 import type { Services } from "../services/context.ts";
+import { linkTestCallRecord, testCallToAdmit } from "../services/test-calls.ts";
+import type { LedgerStub } from "../lib/durable-objects.ts";
 import type { Config } from "../env.ts";
 import { newId } from "../lib/ids.ts";
 import { decryptSecret, destinationSecretContext } from "../lib/secrets.ts";
+import { spendDialerToken } from "../services/dialer.ts";
 import { nowIso } from "../lib/time.ts";
 
 export async function admitCall(s: Services, request: AdmitRequest): Promise<AdmitResponse> {
+  if (request.origin === "test") return admitTestCall(s, request);
+  if (request.origin === "dialer") return admitDialerCall(s, request);
   const customerId = request.customer_id ?? (await accountHolding(s.db, request.src_ip));
   if (!customerId) return { decision: "ignore" };
-  const ledger = s.ledger(customerId);
   const input = () => ({ request, callId: newId(), now: nowIso(), limits: callLimits(s.config) });
-  let answer = await ledger.admitCall(input());
+  return ticketOf(s, await withAdmissionState(s, customerId, (ledger) => ledger.admitCall(input())));
+}
+
+/**
+ * A test call the node was asked to originate: admitted through its account's ledger on the test
+ * call's own destination, number and caller ID (no whitelist entry), charged like any call; the
+ * test call links to the record. One that is gone, cancelled or expired meanwhile never rings.
+ */
+async function admitTestCall(s: Services, request: AdmitRequest): Promise<AdmitResponse> {
+  if (!request.test_call_id) return { decision: "reject", sip_code: 404, reason: "test_call_not_found", call_id: null };
+  const found = await testCallToAdmit(s, request.test_call_id, request.sip_call_id);
+  if ("decision" in found) return found;
+  const own: OwnCallRequest = {
+    origin: "test",
+    destination_id: found.destinationId,
+    dialed: found.number,
+    ani: found.callerId ?? s.config.PLATFORM_CALLER_ID,
+    sip_call_id: request.sip_call_id,
+    node_id: request.node_id,
+    boot_id: request.boot_id,
+    src_ip: request.src_ip,
+    captured_headers: request.captured_headers,
+  };
+  const input = () => ({ request: own, callId: newId(), now: nowIso(), limits: callLimits(s.config) });
+  const answer = await withAdmissionState(s, found.customerId, (ledger) => ledger.admitOwnCall(input()));
+  if ((answer.decision === "admit" || answer.decision === "reject") && answer.call_id)
+    await linkTestCallRecord(s, found.id, answer.call_id);
+  return ticketOf(s, answer);
+}
+
+/** Asks the account's ledger; its first call since the ledger was made loads the admission state from D1 once. */
+async function withAdmissionState(s: Services, customerId: string, ask: (ledger: LedgerStub) => Promise<AdmitCallResult>) {
+  const ledger = s.ledger(customerId);
+  let answer = await ask(ledger);
   if (answer.decision === "need_state") {
-    // The account's first call since its ledger was made: its admission state comes from D1 once.
     await syncAdmissionState(s, customerId);
-    answer = await ledger.admitCall(input());
+    answer = await ask(ledger);
   }
+  return answer;
+}
+
+async function ticketOf(s: Services, answer: AdmitCallResult): Promise<AdmitResponse> {
   if (answer.decision === "need_state") return { decision: "ignore" };
   if (answer.decision !== "admit") return answer;
   return { ...answer, destination: await targetOf(s.config, answer.destination) };
@@ -52,4 +92,31 @@ async function targetOf(config: Config, d: AdmissionDestination): Promise<Admiss
     tech_prefix: d.techPrefix,
     auth: password !== null && d.authUsername ? { username: d.authUsername, password, realm: d.authRealm } : null,
   };
+}
+
+/** A token that is not the named account's, or is expired or spent: refused before anything is reserved. */
+const DIALER_TOKEN_REFUSED: AdmitResponse = { decision: "reject", sip_code: 403, reason: "dialer_token_refused", call_id: null };
+
+/**
+ * A web dialer's call: admitted by its token (spent here, once), never by the whitelist; then
+ * routed, given a port and credit, charged and recorded as the account's own call.
+ */
+async function admitDialerCall(s: Services, request: AdmitRequest): Promise<AdmitResponse> {
+  const { customer_id: customerId, dialer_token: token } = request;
+  const callId = newId();
+  if (!customerId || !token || !(await spendDialerToken(s, token, customerId, callId))) return DIALER_TOKEN_REFUSED;
+  const own: OwnCallRequest = {
+    origin: "dialer",
+    dialed: request.dialed,
+    ani: request.ani,
+    sip_call_id: request.sip_call_id,
+    node_id: request.node_id,
+    boot_id: request.boot_id,
+    src_ip: request.src_ip,
+    captured_headers: request.captured_headers,
+  };
+  const input = () => ({ request: own, callId, now: nowIso(), limits: callLimits(s.config) });
+  const answer = await withAdmissionState(s, customerId, (ledger) => ledger.admitOwnCall(input()));
+  if (answer.decision === "need_state" || answer.decision === "ignore") return DIALER_TOKEN_REFUSED;
+  return ticketOf(s, answer);
 }

@@ -3,7 +3,7 @@
 // the public OpenAPI document; its requests and answers are the zod schemas of schema/node-api.ts.
 import { Hono, type Context } from "hono";
 import type { z } from "zod";
-import { AdmitRequest, CallReport, MonitorResults } from "../../schema/node-api.ts";
+import { AdmitRequest, CallReport, MonitorResults, TestCallProgress } from "../../schema/node-api.ts";
 import type { AppEnv } from "../api/context.ts";
 import { ApiError } from "../lib/errors.ts";
 import { issuesOf } from "../lib/validation.ts";
@@ -13,6 +13,7 @@ import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
 import { requireNode, requireSameNode } from "./node-auth.ts";
 import { monitorTargets, recordMonitorResults } from "../services/destination-monitor.ts";
+import { applyTestCallProgress } from "../services/test-calls.ts";
 import { whitelistSnapshot } from "./whitelist-snapshot.ts";
 
 async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
@@ -23,6 +24,13 @@ async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new ApiError(422, issuesOf(parsed.error as never, "json"));
   return parsed.data;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function testCallIdOf(id: string): string {
+  if (!UUID.test(id)) throw new ApiError(404, "test call not found");
+  return id;
 }
 
 export function newInternalApp() {
@@ -41,6 +49,10 @@ export function newInternalApp() {
     await recordMonitorResults(c.var.services, (await body(c, MonitorResults)).results);
     return c.body(null, 204);
   });
+  // A test call moved on (answers its status now, so a node learns of a cancel it missed).
+  app.post("/test-calls/:test_call_id/progress", async (c) =>
+    c.json(await applyTestCallProgress(c.var.services, testCallIdOf(c.req.param("test_call_id")), await body(c, TestCallProgress))),
+  );
   // A SIP node's control socket, held by the region's NodeHub.
   app.get("/hub", async (c) => {
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Upgrade to a WebSocket");
