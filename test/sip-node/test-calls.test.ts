@@ -135,7 +135,18 @@ describe("a test call the node places", () => {
     expect(indexOfSamples(left, announced)).toBeGreaterThanOrEqual(0);
     expect(indexOfSamples(right, announced)).toBeGreaterThanOrEqual(0);
     expect(indexOfSamples(right, spoken)).toBeGreaterThan(indexOfSamples(right, announced));
-    expect(w.uploads.some((u) => u.includes(`/calls/${ticket.call_id}/media/callee.pcap`))).toBe(true);
+    await w.until(() => w.uploads.some((u) => u.includes(`/calls/${ticket.call_id}/media/callee.pcap`)));
+    // And its SIP log, every message of the dialog as it crossed the wire.
+    const log = await w.until(() => w.uploads.find((u) => u.includes(`/calls/${ticket.call_id}/media/sip-log.jsonl`)));
+    const lines = w.uploaded
+      .get(log)!
+      .toString("utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.map((l) => l.first_line.split(" ")[l.direction === "out" ? 0 : 1])).toEqual(
+      expect.arrayContaining(["INVITE", "401", "200", "ACK", "BYE"]),
+    );
   });
 
   it("ends when the far end hangs up first (ended by the callee), speaking A-law when that is what it answered", async () => {
