@@ -5,6 +5,9 @@
 //  - "full": MediaRelay per call with processing "full" (record and capture on), told where
 //    the peers are by parsed SDP as the B2BUA does, into a temporary spool folder.
 //  - "none", "record", "capture": MediaRelay with less processing, to see what each part costs.
+//  - "dialer": a web dialer call: "full", with the caller side spoken for by the WebRTC bridge
+//    (sip-node/webrtc/), which answers the browser-like client's offer (browser-generator.ts)
+//    and bridges its SRTP Opus to the relay's G.711 (transcoding both ways).
 // It reports its own CPU time (process.cpuUsage, all threads), event-loop use and the packets
 // it took in over the measurement window.
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -15,8 +18,10 @@ import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { PortAllocator, type PortPair } from "../../sip-node/media/ports.ts";
 import { MediaRelay } from "../../sip-node/media/relay.ts";
 import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
+import { WebRtcLeg } from "../../sip-node/webrtc/webrtc-leg.ts";
 
-type Ports = { caller: number; callee: number };
+/** A dialer call's browser offer travels with its peer ports, and the bridge's answer back with the relay's. */
+type Ports = { caller: number; callee: number; offer?: string; answer?: string };
 type Request = { type: "open"; peers: Ports[] } | { type: "mark" } | { type: "close" };
 type Files = { wavBytes: number; pcapBytes: number };
 type Reply =
@@ -25,11 +30,11 @@ type Reply =
   | ({ type: "closed" } & Files);
 type Call = { local: Ports; packets: () => number; close: () => Promise<Files> };
 
-const MODES = ["bare", "full", "none", "record", "capture"];
+const MODES = ["bare", "full", "none", "record", "capture", "dialer"];
 const mode = process.argv[2] ?? "";
 if (!MODES.includes(mode)) throw new Error(`usage: relay-child.ts ${MODES.join("|")} (got ${mode})`);
-const record = mode === "full" || mode === "record";
-const capture = mode === "full" || mode === "capture";
+const record = mode === "full" || mode === "record" || mode === "dialer";
+const capture = mode === "full" || mode === "capture" || mode === "dialer";
 const HOST = "127.0.0.1";
 const ports = new PortAllocator(
   { portMin: Number(process.env.BENCH_RTP_MIN ?? 20000), portMax: Number(process.env.BENCH_RTP_MAX ?? 29999) },
@@ -58,6 +63,7 @@ async function handle(message: Request): Promise<Reply> {
     case "open": {
       calls = [];
       for (const peer of message.peers) calls.push(mode === "bare" ? await openBare(peer) : await openRelay(peer));
+      if (mode === "dialer" && message.peers.some((p) => !p.offer)) throw new Error("dialer mode needs browser offers");
       return { type: "opened", ports: calls.map((c) => c.local) };
     }
     case "mark": {
@@ -123,15 +129,23 @@ async function openRelay(peer: Ports): Promise<Call> {
     parseSdpAudio(
       `v=0\r\no=- 1 1 IN IP4 ${HOST}\r\ns=-\r\nc=IN IP4 ${HOST}\r\nt=0 0\r\nm=audio ${port} RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n`,
     )!;
-  relay.setRemote("caller", sdp(peer.caller), "PCMU");
+  let leg: WebRtcLeg | null = null;
+  if (peer.offer) {
+    // As MediaEngine.openWebRtcLeg does it: a lent port of the range for ICE, the leg speaking for the caller.
+    const lent = await ports.lend();
+    leg = await WebRtcLeg.answer({ offerSdp: peer.offer, bindAddress: HOST, publicAddress: HOST, port: lent.port, onClose: lent.release });
+    leg.connect(relay, "caller");
+    relay.setRemote("caller", parseSdpAudio(leg.relaySdp)!, "PCMU");
+  } else relay.setRemote("caller", sdp(peer.caller), "PCMU");
   relay.setRemote("callee", sdp(peer.callee), "PCMU");
   return {
-    local: { caller: relay.localPort("caller"), callee: relay.localPort("callee") },
+    local: { caller: relay.localPort("caller"), callee: relay.localPort("callee"), ...(leg ? { answer: leg.answerSdp } : {}) },
     packets: () => {
       const stats = relay.stats();
       return stats.caller.packets + stats.callee.packets;
     },
     close: async () => {
+      await leg?.close();
       const summary = await relay.close();
       const files = { wavBytes: 0, pcapBytes: 0 };
       for (const file of summary.files) {

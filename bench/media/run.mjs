@@ -64,6 +64,26 @@ const SYSTEMS = [
   { key: "plain", label: "MediaRelay, no record or capture", mode: "none", extra: true },
   { key: "rec", label: "MediaRelay, record only", mode: "record", extra: true },
   { key: "cap", label: "MediaRelay, capture only", mode: "capture", extra: true },
+  // Web dialer calls: browser-like WebRTC clients (werift) on the caller side, bridged by
+  // sip-node/webrtc/ (SRTP, Opus to and from G.711) into MediaRelay with record + capture.
+  {
+    key: "dialer",
+    label: "dialer: WebRTC bridge + MediaRelay",
+    mode: "dialer",
+    extra: true,
+    generator: "browser-generator.ts",
+    steps: (process.env.BENCH_DIALER_STEPS ?? "25,50,75,100,125,150,200,250").split(",").map(Number),
+  },
+  // The same with browsers that offer only PCMU: SRTP without transcoding, to see what Opus costs.
+  {
+    key: "dialer711",
+    label: "dialer, PCMU browsers (no transcoding)",
+    mode: "dialer",
+    extra: true,
+    generator: "browser-generator.ts",
+    generatorArgs: ["PCMU"],
+    steps: (process.env.BENCH_DIALER_STEPS ?? "25,50,75,100,125,150,200,250").split(",").map(Number),
+  },
 ];
 const systems = SYSTEMS.filter((s) => (ONLY ? ONLY.split(",").includes(s.key) : !s.extra));
 
@@ -81,10 +101,13 @@ async function ramp(system) {
   const stdio = ["ignore", "inherit", "inherit", "ipc"];
   const relay = await start(fork(`${here}relay-child.ts`, [system.mode], { execArgv: RELAY_ARGS, stdio }));
   const generators = [];
-  for (let i = 0; i < GENERATORS; i++) generators.push(await start(fork(`${here}generator.mjs`, [], { execArgv: [], stdio })));
+  for (let i = 0; i < GENERATORS; i++)
+    generators.push(
+      await start(fork(`${here}${system.generator ?? "generator.mjs"}`, system.generatorArgs ?? [], { execArgv: [], stdio })),
+    );
   const rows = [];
   try {
-    for (const calls of STEPS) {
+    for (const calls of system.steps ?? STEPS) {
       const row = { system: system.key, calls, ...(await step(relay, generators, calls)) };
       rows.push(row);
       console.log(`  ${format(row)}`);
@@ -199,6 +222,17 @@ function report() {
     );
     const ratio = cost.ours && cost.bare ? `; ours / bare ${(cost.ours.msPerCallSecond / cost.bare.msPerCallSecond).toFixed(2)}` : "";
     console.log(`  CPU per call-second at ${common} calls: ${line.join(", ")}${ratio}`);
+  }
+  // The dialer rows against ours: ceilings, and CPU per call-second (dialer at its ceiling, ours at its first clean step).
+  const oursCost = results.find(({ system }) => system.key === "ours")?.rows.find((r) => r.clean);
+  for (const key of ["dialer", "dialer711"]) {
+    const dialer = ceilings[key]?.best;
+    if (!dialer || !ours || !oursCost) continue;
+    console.log(
+      `  ${key} / ours (ceilings): ${dialer.calls} / ${ours.calls} = ${(dialer.calls / ours.calls).toFixed(3)};` +
+        ` CPU per call-second: ${key} ${dialer.msPerCallSecond.toFixed(2)} ms at ${dialer.calls} calls (${(1000 / dialer.msPerCallSecond).toFixed(0)} calls per core),` +
+        ` ours ${oursCost.msPerCallSecond.toFixed(2)} ms at ${oursCost.calls}; ${key} / ours ${(dialer.msPerCallSecond / oursCost.msPerCallSecond).toFixed(1)}`,
+    );
   }
   if (ours)
     console.log(

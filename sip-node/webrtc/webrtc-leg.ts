@@ -172,6 +172,7 @@ export class WebRtcLeg {
       if (!transceiver) throw new WebRtcError("the browser's offer has no audio stream");
       transceiver.setDirection("sendrecv");
       const gathered = gatheringComplete(pc, options.gatherTimeoutMs ?? 5_000);
+      gathered.catch(() => {}); // awaited below; a timeout while the answer is made must not go unhandled
       await pc.setLocalDescription(await pc.createAnswer());
       await gathered;
       leg = new WebRtcLeg(pc, transceiver, pc.localDescription!.sdp, options.port, options.publicAddress, options.onClose);

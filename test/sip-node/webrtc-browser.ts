@@ -46,8 +46,12 @@ export class NodeBrowser {
   private timestamp = 123_456;
   private readonly keepWire: boolean;
 
-  private constructor(only: BrowserCodecChoice | undefined, keepWire: boolean) {
+  /** Instead of decoding what it hears (a benchmark's browser only counts it). */
+  private readonly onRtp: ((rtp: RtpPacket) => void) | undefined;
+
+  private constructor(only: BrowserCodecChoice | undefined, keepWire: boolean, onRtp?: (rtp: RtpPacket) => void) {
     this.keepWire = keepWire;
+    this.onRtp = onRtp;
     this.pc = new RTCPeerConnection({
       codecs: { audio: offeredCodecs(only), video: [] },
       headerExtensions: { audio: [], video: [] },
@@ -60,6 +64,7 @@ export class NodeBrowser {
     this.transceiver = this.pc.addTransceiver("audio", { direction: "sendrecv" });
     this.pc.onTrack.subscribe((track) =>
       track.onReceiveRtp.subscribe((rtp) => {
+        if (this.onRtp) return this.onRtp(rtp);
         if (this.keepWire) this.decrypted.push({ pt: rtp.header.payloadType, seq: rtp.header.sequenceNumber, payload: rtp.payload });
         this.heard.push(this.decode(rtp.header.payloadType, rtp.payload));
       }),
@@ -67,8 +72,10 @@ export class NodeBrowser {
   }
 
   /** A browser with its offer made (ICE gathered); `only` offers one voice codec instead of all. */
-  static async offer(options: { only?: BrowserCodecChoice; keepWire?: boolean } = {}): Promise<NodeBrowser> {
-    const browser = new NodeBrowser(options.only, options.keepWire ?? false);
+  static async offer(
+    options: { only?: BrowserCodecChoice; keepWire?: boolean; onRtp?: (rtp: RtpPacket) => void } = {},
+  ): Promise<NodeBrowser> {
+    const browser = new NodeBrowser(options.only, options.keepWire ?? false, options.onRtp);
     const gathered = new Promise<void>((resolve) =>
       browser.pc.iceGatheringStateChange.subscribe((state) => state === "complete" && resolve()),
     );
@@ -105,6 +112,17 @@ export class NodeBrowser {
         : Buffer.from(samples.map((s) => (this.codec === "PCMU" ? encodeUlaw(s) : encodeAlaw(s))));
     this.send(payload, this.timestamp, false);
     this.timestamp = (this.timestamp + (this.codec === "opus" ? 960 : FRAME)) >>> 0;
+  }
+
+  /** One 20 ms frame already encoded as the negotiated codec (a benchmark's browser encodes its tone once). */
+  sendEncoded(payload: Buffer, timestamp: number, sequenceNumber: number): void {
+    const header = new RtpHeader({ sequenceNumber, timestamp, payloadType: 0 });
+    void this.transceiver.sender.sendRtp(new RtpPacket(header, payload));
+  }
+
+  /** One Opus frame of 20 ms of 8 kHz audio, as this browser's encoder makes it. */
+  encodeOpus(samples: Int16Array): Buffer {
+    return this.encoder.encode(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), FRAME);
   }
 
   /**
