@@ -44,9 +44,10 @@ export class OAuthGrant extends DurableObject {
    * Spends `presentedHash` for `nextHash`. A token rotated before (spent) revokes the grant: either
    * the agent or a thief replayed it, and nobody can tell which, so neither keeps the grant.
    */
-  async rotate(presentedHash: string, nextHash: string, nextExpiresAtMs: number): Promise<RotateResult> {
+  async rotate(clientId: string, presentedHash: string, nextHash: string, nextExpiresAtMs: number): Promise<RotateResult> {
     const state = await this.ctx.storage.get<GrantState>(STATE);
-    if (!state) return { ok: false, reason: "unknown" };
+    // Another client's token is not this client's to spend, nor to burn by replaying it.
+    if (!state || state.clientId !== clientId) return { ok: false, reason: "unknown" };
     if (state.revokedAtMs !== null) return { ok: false, reason: "revoked" };
     if (presentedHash !== state.refreshHash) {
       if (!(await this.ctx.storage.get<boolean>(rotatedKey(presentedHash)))) return { ok: false, reason: "unknown" };

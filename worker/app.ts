@@ -4,6 +4,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as admin from "./api/admin/index.ts";
+import * as agents from "./api/agents/index.ts";
 import * as alerts from "./api/alerts/index.ts";
 import * as apiKeys from "./api/api-keys/index.ts";
 import * as automation from "./api/automation/index.ts";
@@ -37,6 +38,7 @@ import { loadConfig } from "./env.ts";
 import { newMcpApp } from "./mcp/routes.ts";
 import { newExchangeApp } from "./exchange/app.ts";
 import { newInternalApp } from "./internal/app.ts";
+import { newOAuthApp } from "./oauth/index.ts";
 import { requestBodyLimit } from "./lib/body-limit.ts";
 import { validationError } from "./lib/validation.ts";
 import { newCheckoutPages } from "./pages/checkout.ts";
@@ -52,6 +54,7 @@ const AREAS: { register(api: Api): void }[] = [
   auth,
   passkeys,
   apiKeys,
+  agents,
   users,
   profile,
   settings,
@@ -126,6 +129,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
   // The MCP server (its own front door, not in the OpenAPI document: JSON-RPC, not REST).
   app.route("/api/mcp", newMcpApp());
   app.route("/api", newApi());
+  // OAuth 2.1 for agents: discovery at the root and under /api, endpoints under /api/oauth and /oauth.
+  app.route("/", newOAuthApp());
   app.route("/internal", newInternalApp());
   // The local checkout and the local mail view (`npm start` only; 404 anywhere else).
   app.route("/dev/checkout", newCheckoutPages());

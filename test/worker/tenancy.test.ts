@@ -10,6 +10,7 @@ import { addTranscript, giveVerdict } from "./call-record-fixtures.ts";
 import { request, type Reply, type RequestOptions } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { createAccount, testServices, uniqueEmail, type Session } from "./fixtures.ts";
+import { authorizeAgent } from "./oauth-fixtures.ts";
 import { addRoutingRule, addWhitelistEntry, v4Block } from "./network-fixtures.ts";
 import { callRow, node } from "./node-client.ts";
 import { SoftwareAuthenticator } from "./software-authenticator.ts";
@@ -143,6 +144,7 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     return created(complete, "passkey").id;
   },
   key_id: async (owner) => created(await owner.client.post("/api/auth/api-keys", { name: "owner's key" }), "API key").id,
+  grant_id: async (owner) => (await authorizeAgent(owner, ["calls:read"])).grantId,
   user_id: async (owner) => created(await owner.client.post("/api/customer/users", { email: uniqueEmail("member") }), "user").user.id,
   dest_id: async (owner) => (await addDestination(owner)).id,
   ip_id: async (owner) => (await addWhitelistEntry(owner, v4Block().cidr)).id,

@@ -1,0 +1,503 @@
+// The OAuth 2.1 authorization server for agents, driven by an independent client library
+// (oauth4webapi): discovery, registration (RFC 7591) and client metadata documents, the code flow
+// with PKCE and a resource indicator, rotation with reuse detection, revocation (RFC 7009 and the
+// portal), and the refusals each with the protocol's error.
+import { env } from "cloudflare:test";
+import * as oauth from "oauth4webapi";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { httpErrorOf } from "../../worker/api/render-error.ts";
+import { InsufficientScope } from "../../worker/services/errors.ts";
+import { mintAccessToken, principalFromOAuthToken, requireScopes } from "../../worker/services/oauth-access.ts";
+import { as as withCredential, ORIGIN, request } from "./client.ts";
+import { addMember, createAccount, testServices, type Session } from "./fixtures.ts";
+import {
+  ALL_SCOPES,
+  authorizationUrl,
+  consent,
+  CookieJar,
+  discover,
+  hiddenFields,
+  MCP_RESOURCE,
+  oauthErrorOf,
+  postForm,
+  viaWorker,
+  workerFetch,
+} from "./oauth-fixtures.ts";
+
+const REDIRECT = "https://agent.example/callback";
+
+afterEach(() => vi.restoreAllMocks());
+
+async function registerClient(as: oauth.AuthorizationServer, metadata: Partial<oauth.Client> = {}): Promise<oauth.Client> {
+  const res = await oauth.dynamicClientRegistrationRequest(
+    as,
+    {
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      client_name: "Test Agent",
+      ...metadata,
+    },
+    viaWorker,
+  );
+  return oauth.processDynamicClientRegistrationResponse(res);
+}
+
+const authOf = (client: oauth.Client) => (client.client_secret ? oauth.ClientSecretBasic(client.client_secret as string) : oauth.None());
+
+/** The whole code flow as an agent runs it; returns the token endpoint's answer. */
+async function codeFlow(as: oauth.AuthorizationServer, client: oauth.Client, person: Session, scopes?: string[]) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = authorizationUrl(as, {
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    state,
+  });
+  const back = await consent(url, person, { scopes });
+  const params = oauth.validateAuthResponse(as, client, back, state);
+  const res = await oauth.authorizationCodeGrantRequest(as, client, authOf(client), params, REDIRECT, verifier, {
+    additionalParameters: { resource: MCP_RESOURCE },
+    ...viaWorker,
+  });
+  return oauth.processAuthorizationCodeResponse(as, client, res);
+}
+
+const refresh = async (as: oauth.AuthorizationServer, client: oauth.Client, token: string) =>
+  oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, authOf(client), token, viaWorker));
+
+const principalOfToken = (token: string, resource = MCP_RESOURCE) => principalFromOAuthToken(testServices(), token, resource);
+
+describe("discovery", () => {
+  it("serves RFC 8414 metadata at the root and under /api, with S256 only, registration, client metadata documents and iss", async () => {
+    const as = await discover();
+    expect(as.issuer).toBe(ORIGIN);
+    expect(as.code_challenge_methods_supported).toEqual(["S256"]);
+    expect(as.response_types_supported).toEqual(["code"]);
+    expect(as.grant_types_supported).toEqual(["authorization_code", "refresh_token"]);
+    expect(as.scopes_supported).toEqual(ALL_SCOPES);
+    expect(as.authorization_response_iss_parameter_supported).toBe(true);
+    expect(as.client_id_metadata_document_supported).toBe(true);
+    for (const endpoint of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"] as const) {
+      expect(as[endpoint]).toMatch(new RegExp(`^${ORIGIN}/api/oauth/`));
+    }
+    const underApi = await request("GET", "/api/.well-known/oauth-authorization-server");
+    expect(underApi.status).toBe(200);
+    expect(underApi.body).toEqual(JSON.parse(JSON.stringify(as)));
+  });
+
+  it("serves RFC 9728 metadata for the MCP endpoint, path-aware at the root and under /api", async () => {
+    const resource = new URL(MCP_RESOURCE);
+    const rs = await oauth.processResourceDiscoveryResponse(resource, await oauth.resourceDiscoveryRequest(resource, viaWorker));
+    expect(rs.resource).toBe(MCP_RESOURCE);
+    expect(rs.authorization_servers).toEqual([ORIGIN]);
+    expect(rs.scopes_supported).toEqual(ALL_SCOPES);
+    expect(rs.bearer_methods_supported).toEqual(["header"]);
+    for (const path of ["/.well-known/oauth-protected-resource", "/api/.well-known/oauth-protected-resource"]) {
+      const res = await request("GET", path);
+      expect(res.status).toBe(200);
+      expect(res.body.resource).toBe(MCP_RESOURCE);
+    }
+  });
+});
+
+describe("dynamic client registration", () => {
+  it("registers a public client without a secret and a confidential one with a secret shown once", async () => {
+    const as = await discover();
+    const publicClient = await registerClient(as);
+    expect(publicClient.client_secret).toBeUndefined();
+    expect(publicClient.token_endpoint_auth_method).toBe("none");
+    const confidential = await registerClient(as, { token_endpoint_auth_method: "client_secret_basic" });
+    expect(confidential.client_secret).toEqual(expect.any(String));
+    const row = await env.DB.prepare("SELECT client_secret_hash FROM oauth_clients WHERE client_id = ?")
+      .bind(confidential.client_id)
+      .first<{ client_secret_hash: string }>();
+    expect(row!.client_secret_hash).not.toContain(confidential.client_secret as string);
+  });
+
+  it("refuses a redirect URI on plain http off loopback, and an unknown scope", async () => {
+    const as = await discover();
+    expect(await oauthErrorOf(registerClient(as, { redirect_uris: ["http://agent.example/cb"] }))).toBe("invalid_redirect_uri");
+    expect(await oauthErrorOf(registerClient(as, { redirect_uris: ["javascript:alert(1)"] }))).toBe("invalid_redirect_uri");
+    expect(await oauthErrorOf(registerClient(as, { scope: "calls:read admin" }))).toBe("invalid_client_metadata");
+  });
+});
+
+describe("the code flow", () => {
+  it("issues a connector's tokens bound to the MCP resource, with the scopes the person ticked", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const tokens = await codeFlow(as, client, owner, ["calls:read", "config:write"]);
+    expect(tokens.token_type).toBe("bearer");
+    expect(tokens.scope).toBe("calls:read config:write");
+    expect(tokens.expires_in).toBe(900);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+
+    const principal = await principalOfToken(tokens.access_token);
+    expect(principal?.via).toBe("connector");
+    expect(principal?.customer.id).toBe(owner.account.id);
+    expect(principal?.connector).toMatchObject({
+      clientId: client.client_id,
+      clientName: "Test Agent",
+      scopes: ["calls:read", "config:write"],
+    });
+    // An agent's token is no portal credential.
+    expect((await withCredential({ token: tokens.access_token }).get("/api/auth/me")).status).toBe(401);
+  });
+
+  it("works for a confidential client authenticating with client_secret_basic", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as, { token_endpoint_auth_method: "client_secret_basic" });
+    const tokens = await codeFlow(as, client, owner);
+    expect((await principalOfToken(tokens.access_token))?.connector?.scopes).toEqual(ALL_SCOPES);
+    const wrong = { ...client, client_secret: "not-the-secret" };
+    expect(await oauthErrorOf(refresh(as, wrong, tokens.refresh_token!))).toBe("invalid_client");
+  });
+
+  it("answers access_denied when the person denies, with state and iss", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      state: "s1",
+    });
+    const back = await consent(url, owner, { action: "deny" });
+    expect(back.searchParams.get("error")).toBe("access_denied");
+    expect(back.searchParams.get("state")).toBe("s1");
+    expect(back.searchParams.get("iss")).toBe(ORIGIN);
+    expect(back.searchParams.get("code")).toBeNull();
+  });
+
+  it("refuses a wrong PKCE verifier, a code used twice and another redirect URI with invalid_grant", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as, { redirect_uris: [REDIRECT, "https://agent.example/other"] });
+    const verifier = oauth.generateRandomCodeVerifier();
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      state: "x",
+    });
+    const exchange = async (params: URLSearchParams, redirect: string, v: string) =>
+      oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirect, v, viaWorker),
+      );
+
+    const params = oauth.validateAuthResponse(as, client, await consent(url, owner), "x");
+    expect(await oauthErrorOf(exchange(params, REDIRECT, oauth.generateRandomCodeVerifier()))).toBe("invalid_grant");
+    // The code was spent by that attempt: even the right verifier cannot use it now.
+    expect(await oauthErrorOf(exchange(params, REDIRECT, verifier))).toBe("invalid_grant");
+
+    const again = oauth.validateAuthResponse(as, client, await consent(url, owner), "x");
+    expect(await oauthErrorOf(exchange(again, "https://agent.example/other", verifier))).toBe("invalid_grant");
+
+    const third = oauth.validateAuthResponse(as, client, await consent(url, owner), "x");
+    expect(await oauthErrorOf(exchange(third, REDIRECT, verifier))).toBeNull();
+  });
+
+  it("shows a redirect URI the client did not register on its own page, never redirecting to it", async () => {
+    const as = await discover();
+    const client = await registerClient(as);
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: "https://attacker.example/cb",
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    });
+    const res = await workerFetch(url, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+    expect(await res.text()).toContain("not one the client registered");
+  });
+
+  it("refuses a missing or foreign resource with invalid_target, and a missing or plain PKCE challenge with invalid_request", async () => {
+    const as = await discover();
+    const client = await registerClient(as);
+    const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
+    const errorFor = async (url: URL) => {
+      const res = await workerFetch(url, { redirect: "manual" });
+      expect(res.status).toBe(302);
+      const back = new URL(res.headers.get("location")!);
+      expect(back.origin + back.pathname).toBe(REDIRECT);
+      expect(back.searchParams.get("iss")).toBe(ORIGIN);
+      return back.searchParams.get("error");
+    };
+    expect(await errorFor(authorizationUrl(as, { clientId: client.client_id, redirectUri: REDIRECT, challenge, resource: null }))).toBe(
+      "invalid_target",
+    );
+    expect(
+      await errorFor(
+        authorizationUrl(as, { clientId: client.client_id, redirectUri: REDIRECT, challenge, resource: "https://other.example/api/mcp" }),
+      ),
+    ).toBe("invalid_target");
+    expect(await errorFor(authorizationUrl(as, { clientId: client.client_id, redirectUri: REDIRECT }))).toBe("invalid_request");
+    const plain = authorizationUrl(as, { clientId: client.client_id, redirectUri: REDIRECT, challenge });
+    plain.searchParams.set("code_challenge_method", "plain");
+    expect(await errorFor(plain)).toBe("invalid_request");
+    expect(
+      await errorFor(authorizationUrl(as, { clientId: client.client_id, redirectUri: REDIRECT, challenge, scope: "calls:read admin" })),
+    ).toBe("invalid_scope");
+  });
+
+  it("refuses a consent posted without the page's CSRF token or from another site", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    });
+    const jar = new CookieJar();
+    const page = await workerFetch(url, { redirect: "manual" });
+    jar.take(page);
+    const fields = hiddenFields(await page.text());
+    const action = `${ORIGIN}/api/oauth/authorize`;
+    const signIn = await postForm(action, jar, [...Object.entries(fields), ["email", owner.email], ["password", owner.password]]);
+    const consentFields = hiddenFields(await signIn.text());
+
+    const forged = await postForm(action, jar, [
+      ...Object.entries({ ...consentFields, csrf: "forged".repeat(8) }),
+      ["grant_scope", "calls:read"],
+      ["action", "approve"],
+    ]);
+    expect(forged.status).toBe(403);
+    const crossSite = await workerFetch(action, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header(), origin: "https://evil.example" },
+      body: new URLSearchParams([...Object.entries(consentFields), ["grant_scope", "calls:read"], ["action", "approve"]]).toString(),
+    });
+    expect(crossSite.status).toBe(403);
+    const codes = await env.DB.prepare("SELECT COUNT(*) AS n FROM oauth_codes WHERE client_id = ?")
+      .bind(client.client_id)
+      .first<{ n: number }>();
+    expect(codes!.n).toBe(0);
+  });
+
+  it("refuses a wrong password on the sign-in form and issues nothing", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    });
+    const jar = new CookieJar();
+    const page = await workerFetch(url, { redirect: "manual" });
+    jar.take(page);
+    const res = await postForm(`${ORIGIN}/api/oauth/authorize`, jar, [
+      ...Object.entries(hiddenFields(await page.text())),
+      ["email", owner.email],
+      ["password", "wrong-password-123"],
+    ]);
+    const html = await res.text();
+    expect(html).toContain("Invalid email or password");
+    expect(html).not.toContain('value="approve"');
+  });
+});
+
+describe("client metadata documents", () => {
+  const DOC_URL = "https://agent.example/oauth/client-metadata.json";
+
+  function serveDocument(doc: Record<string, unknown>) {
+    const realFetch = globalThis.fetch;
+    const served: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url !== DOC_URL) return realFetch(input, init);
+      served.push(url);
+      return new Response(JSON.stringify(doc), { headers: { "content-type": "application/json" } });
+    });
+    return served;
+  }
+
+  it("identifies a client by the document at its client_id URL and names it on the consent page", async () => {
+    const owner = await createAccount();
+    const served = serveDocument({
+      client_id: DOC_URL,
+      client_name: "Document Agent",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+    });
+    const as = await discover();
+    const client: oauth.Client = { client_id: DOC_URL, token_endpoint_auth_method: "none" };
+    const tokens = await codeFlow(as, client, owner);
+    expect(served.length).toBeGreaterThan(0);
+    const principal = await principalOfToken(tokens.access_token);
+    expect(principal?.connector).toMatchObject({ clientId: DOC_URL, clientName: "Document Agent" });
+    const refreshed = await refresh(as, client, tokens.refresh_token!);
+    expect(refreshed.access_token).toEqual(expect.any(String));
+  });
+
+  it("refuses a document whose client_id is not its own URL", async () => {
+    serveDocument({ client_id: "https://elsewhere.example/client.json", redirect_uris: [REDIRECT] });
+    const as = await discover();
+    const url = authorizationUrl(as, {
+      clientId: DOC_URL,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    });
+    const res = await workerFetch(url, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("metadata document");
+  });
+});
+
+describe("refresh tokens", () => {
+  it("rotate; a replayed refresh token revokes the whole family, access tokens included", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const first = await codeFlow(as, client, owner);
+    const second = await refresh(as, client, first.refresh_token!);
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(await principalOfToken(second.access_token)).not.toBeNull();
+    const third = await refresh(as, client, second.refresh_token!);
+
+    expect(await oauthErrorOf(refresh(as, client, first.refresh_token!))).toBe("invalid_grant");
+    expect(await oauthErrorOf(refresh(as, client, third.refresh_token!))).toBe("invalid_grant");
+    expect(await principalOfToken(third.access_token)).toBeNull();
+    const grant = await env.DB.prepare("SELECT revoked_reason FROM oauth_grants WHERE customer_id = ?")
+      .bind(owner.account.id)
+      .first<{ revoked_reason: string }>();
+    expect(grant!.revoked_reason).toBe("replay");
+  });
+
+  it("two refreshes racing with one token get one successor; the loser's replay ends the grant", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const first = await codeFlow(as, client, owner);
+    const outcomes = await Promise.all([0, 1].map(() => oauthErrorOf(refresh(as, client, first.refresh_token!))));
+    expect(outcomes.sort()).toEqual(["invalid_grant", null].sort());
+  });
+
+  it("refuses another client's refresh token without burning it", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const other = await registerClient(as);
+    const tokens = await codeFlow(as, client, owner);
+    expect(await oauthErrorOf(refresh(as, other, tokens.refresh_token!))).toBe("invalid_grant");
+    expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toBeNull();
+  });
+});
+
+describe("access tokens", () => {
+  it("are refused for another resource, and a token minted for another resource is refused here", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const tokens = await codeFlow(as, client, owner);
+    expect(await principalOfToken(tokens.access_token, "https://other.example/api/mcp")).toBeNull();
+    const principal = (await principalOfToken(tokens.access_token))!;
+    const s = testServices();
+    const foreign = await mintAccessToken(s, {
+      issuer: ORIGIN,
+      resource: "https://other.example/api/mcp",
+      userId: principal.user.id,
+      customerId: principal.customer.id,
+      grantId: principal.connector!.grantId,
+      clientId: client.client_id,
+      scopes: ALL_SCOPES,
+    });
+    expect(await principalOfToken(foreign.token)).toBeNull();
+    expect(await principalOfToken(owner.token)).toBeNull();
+  });
+
+  it("requireScopes refuses a connector lacking a scope with 403 insufficient_scope naming every scope the call needs", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const tokens = await codeFlow(as, await registerClient(as), owner, ["calls:read"]);
+    const principal = (await principalOfToken(tokens.access_token))!;
+    expect(() => requireScopes(principal, ["calls:read"])).not.toThrow();
+    let thrown: unknown;
+    try {
+      requireScopes(principal, ["calls:read", "config:write"]);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(InsufficientScope);
+    const http = httpErrorOf(thrown as InsufficientScope);
+    expect(http.status).toBe(403);
+    expect(http.detail).toBe("insufficient_scope");
+    expect(http.headers?.["WWW-Authenticate"]).toBe('Bearer error="insufficient_scope", scope="calls:read config:write"');
+    // A person's own credential is not scoped.
+    expect(() => requireScopes({ ...principal, via: "api_key", connector: null }, ["config:write"])).not.toThrow();
+  });
+});
+
+describe("revocation", () => {
+  it("RFC 7009: revoking the refresh token ends the grant and its access tokens", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const tokens = await codeFlow(as, client, owner);
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, viaWorker));
+    expect(await principalOfToken(tokens.access_token)).toBeNull();
+    expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toBe("invalid_grant");
+    // An unknown token is answered 200 too.
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), "nothing-we-issued", viaWorker));
+  });
+
+  it("revoking an access token ends its grant too; another client's token is left alone", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const other = await registerClient(as);
+    const tokens = await codeFlow(as, client, owner);
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, other, oauth.None(), tokens.access_token, viaWorker));
+    expect(await principalOfToken(tokens.access_token)).not.toBeNull();
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, viaWorker));
+    expect(await principalOfToken(tokens.access_token)).toBeNull();
+    expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toBe("invalid_grant");
+  });
+});
+
+describe("authorised agents in the portal", () => {
+  it("lists an account's agents (a member only their own) and revokes one; another account's is 404", async () => {
+    const owner = await createAccount();
+    const member = await addMember(owner);
+    const stranger = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as, { client_name: "Portal Agent" });
+    const tokens = await codeFlow(as, client, owner, ["calls:read"]);
+
+    const list = await owner.client.get("/api/customer/agents");
+    expect(list.status).toBe(200);
+    expect(list.body.total).toBe(1);
+    const agent = list.body.items[0];
+    expect(agent).toMatchObject({
+      client_id: client.client_id,
+      client_name: "Portal Agent",
+      redirect_host: "agent.example",
+      scopes: ["calls:read"],
+      user_email: owner.email,
+    });
+    expect((await member.client.get("/api/customer/agents")).body.total).toBe(0);
+    expect((await stranger.client.get("/api/customer/agents")).body.total).toBe(0);
+
+    expect((await stranger.client.delete(`/api/customer/agents/${agent.grant_id}`)).status).toBe(404);
+    expect((await member.client.delete(`/api/customer/agents/${agent.grant_id}`)).status).toBe(404);
+    expect(await principalOfToken(tokens.access_token)).not.toBeNull();
+
+    expect((await owner.client.delete(`/api/customer/agents/${agent.grant_id}`)).status).toBe(204);
+    expect(await principalOfToken(tokens.access_token)).toBeNull();
+    expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toBe("invalid_grant");
+    expect((await owner.client.get("/api/customer/agents")).body.total).toBe(0);
+    const audit = await env.DB.prepare("SELECT action FROM audit_log WHERE customer_id = ? AND action LIKE 'oauth.%' ORDER BY created_at")
+      .bind(owner.account.id)
+      .all<{ action: string }>();
+    expect(audit.results.map((r) => r.action)).toEqual(["oauth.agent_authorized", "oauth.agent_revoked"]);
+  });
+});
