@@ -29,6 +29,11 @@ const SipNodeConfigSchema = z
     SIP_TLS_VERIFY: z.enum(["true", "false"]).default("true"),
     /** New calls a second one source address may start; beyond it they get 503 with Retry-After. */
     CALLS_PER_SECOND_PER_SOURCE: z.coerce.number().int().min(1).max(100_000).default(500),
+    /**
+     * The address of the web dialer's ICE host candidate, where browsers send their WebRTC media
+     * (an IP literal); SIP_PUBLIC_ADDRESS (else the bind address) by default.
+     */
+    WEBRTC_PUBLIC_ADDRESS: z.union([z.ipv4(), z.ipv6()], { error: "must be an IPv4 or IPv6 address" }).optional(),
     /** The address RTP sockets bind to; the SIP bind address by default. */
     RTP_BIND: z.union([z.ipv4(), z.ipv6()], { error: "must be an IPv4 or IPv6 address" }).optional(),
     /** An answered call with no RTP either way for this long is ended (end_reason media_timeout). */
@@ -105,6 +110,8 @@ export type SipNodeConfig = {
     spoolDir: string;
     /** Private ranges the node may still send SIP and RTP to (SIP_ALLOWED_PRIVATE_RANGES). */
     allowedPrivateRanges: string[];
+    /** The web dialer's ICE host candidate address (WEBRTC_PUBLIC_ADDRESS); null: the SIP public address. */
+    webrtcPublicAddress: string | null;
   };
   /** nodeId names the node to the Worker (X-Node-Id), whose NODE_TOKENS may hold a token of this node's own. */
   worker: { url: string; nodeToken: string; nodeId: string };
@@ -150,6 +157,7 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
       // One node's alone: at start, whatever is in it was left by this node's previous run.
       spoolDir: c.MEDIA_SPOOL_DIR ?? join(tmpdir(), "call-shield-media", c.NODE_ID),
       allowedPrivateRanges: c.SIP_ALLOWED_PRIVATE_RANGES,
+      webrtcPublicAddress: c.WEBRTC_PUBLIC_ADDRESS ?? null,
     },
     worker: { url: c.WORKER_URL.replace(/\/$/, ""), nodeToken: c.NODE_TOKEN, nodeId: c.NODE_ID },
     nodeId: c.NODE_ID,

@@ -3,6 +3,7 @@
 // each call's SIP log file, and the hand-over of recordings, captures and SIP logs to the Worker
 // when a call ends.
 import { open as openFile, readdir, rm, stat } from "node:fs/promises";
+import { isIP } from "node:net";
 import { join } from "node:path";
 import type { SipNodeConfig } from "../config.ts";
 import { WorkerApiError, type WorkerClient } from "../control/worker-client.ts";
@@ -10,7 +11,7 @@ import { HEADER_BYTES, wavHeader } from "../../schema/wav.ts";
 import { AddressPolicy } from "../sip/address-policy.ts";
 import { PortAllocator } from "./ports.ts";
 import { MediaRelay, type MediaFile, type Side } from "./relay.ts";
-import { WebRtcLeg } from "../webrtc/webrtc-leg.ts";
+import { WebRtcError, WebRtcLeg } from "../webrtc/webrtc-leg.ts";
 import { repairSipLog, SipLogWriter } from "./sip-log.ts";
 import { Spool } from "./spool.ts";
 import type { MediaName } from "../../schema/node-api.ts";
@@ -19,8 +20,8 @@ import type { MediaName } from "../../schema/node-api.ts";
  * The media part of the configuration (the allowed ranges may be left out: none). `spoolKey` (hex)
  * signs spool names; absent, the spool keeps its own key in a file of its own.
  */
-export type MediaEngineOptions = Omit<SipNodeConfig["media"], "allowedPrivateRanges"> &
-  Partial<Pick<SipNodeConfig["media"], "allowedPrivateRanges">> & { publicAddress: string; spoolKey?: string };
+export type MediaEngineOptions = Omit<SipNodeConfig["media"], "allowedPrivateRanges" | "webrtcPublicAddress"> &
+  Partial<Pick<SipNodeConfig["media"], "allowedPrivateRanges" | "webrtcPublicAddress">> & { publicAddress: string; spoolKey?: string };
 
 const UPLOAD_ATTEMPTS = 3;
 /** A 409 means the call's record has not reached D1 yet (it does within seconds): asked again longer. */
@@ -69,11 +70,15 @@ export class MediaEngine {
    * browser on `side` of the call's relay. Throws WebRtcError when the offer cannot be answered.
    */
   async openWebRtcLeg(relay: MediaRelay, side: Side, offerSdp: string): Promise<WebRtcLeg> {
+    const publicAddress = this.options.webrtcPublicAddress ?? this.options.publicAddress;
+    if (isIP(publicAddress) === 0 || publicAddress === "0.0.0.0" || publicAddress === "::") {
+      throw new WebRtcError(`no address for the WebRTC candidate (${publicAddress}): set WEBRTC_PUBLIC_ADDRESS to the node's public IP`);
+    }
     const lent = await this.ports.lend();
     const leg = await WebRtcLeg.answer({
       offerSdp,
       bindAddress: this.options.bind,
-      publicAddress: this.options.publicAddress,
+      publicAddress,
       port: lent.port,
       onClose: lent.release,
     }).catch((err: unknown) => {

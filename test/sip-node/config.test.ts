@@ -8,7 +8,7 @@ const token = "t".repeat(32);
 describe("SIP node configuration", () => {
   it("defaults to loopback on 5060 and the local Worker", () => {
     expect(loadSipNodeConfig({ NODE_TOKEN: token })).toEqual({
-      sip: { bind: "127.0.0.1", port: 5060, publicAddress: "127.0.0.1" },
+      sip: { bind: "127.0.0.1", port: 5060, publicAddress: "127.0.0.1", ws: null },
       media: {
         portMin: 20_000,
         portMax: 29_999,
@@ -17,6 +17,7 @@ describe("SIP node configuration", () => {
         holdTimeoutMs: 7_200_000,
         spoolDir: join(tmpdir(), "call-shield-media", "local-1"),
         allowedPrivateRanges: [],
+        webrtcPublicAddress: null,
       },
       worker: { url: "http://127.0.0.1:8787", nodeToken: token, nodeId: "local-1" },
       nodeId: "local-1",
@@ -38,8 +39,15 @@ describe("SIP node configuration", () => {
       SIP_PUBLIC_ADDRESS: "203.0.113.10",
       WORKER_URL: "https://api.example.net/",
     });
-    expect(config.sip).toEqual({ bind: "0.0.0.0", port: 5080, publicAddress: "203.0.113.10" });
+    expect(config.sip).toEqual({ bind: "0.0.0.0", port: 5080, publicAddress: "203.0.113.10", ws: null });
     expect(config.worker.url).toBe("https://api.example.net");
+  });
+
+  it("takes the web dialer's ICE address apart, as an IP address", () => {
+    expect(loadSipNodeConfig({ NODE_TOKEN: token, WEBRTC_PUBLIC_ADDRESS: "198.51.100.7" }).media.webrtcPublicAddress).toBe("198.51.100.7");
+    expect(() => loadSipNodeConfig({ NODE_TOKEN: token, WEBRTC_PUBLIC_ADDRESS: "node.example.net" })).toThrow(
+      "WEBRTC_PUBLIC_ADDRESS: must be an IPv4 or IPv6 address",
+    );
   });
 
   it("refuses to start with every bad setting named", () => {
