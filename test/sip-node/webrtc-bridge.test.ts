@@ -19,20 +19,17 @@ import { WebRtcError, type WebRtcLeg } from "../../sip-node/webrtc/webrtc-leg.ts
 import { NodeBrowser, type BrowserCodecChoice } from "./webrtc-browser.ts";
 
 const FRAME = 160;
-const base = 42_000 + (process.pid % 50) * 40;
-const engine = new MediaEngine(
-  {
-    portMin: base,
-    portMax: base + 39,
-    bind: "127.0.0.1",
-    timeoutMs: 60_000,
-    holdTimeoutMs: 60_000,
-    spoolDir: mkdtempSync(join(tmpdir(), "webrtc-bridge-")),
-    publicAddress: "127.0.0.1",
-  },
-  {} as WorkerClient,
-  () => {},
-);
+const base = 42_000 + (process.pid % 50) * 50;
+const engineOptions = {
+  portMin: base,
+  portMax: base + 29,
+  bind: "127.0.0.1",
+  timeoutMs: 60_000,
+  holdTimeoutMs: 60_000,
+  spoolDir: mkdtempSync(join(tmpdir(), "webrtc-bridge-")),
+  publicAddress: "127.0.0.1",
+};
+const engine = new MediaEngine(engineOptions, {} as WorkerClient, () => {});
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -225,6 +222,38 @@ describe("the WebRTC bridge", () => {
     const noAudio = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n";
     await expect(engine.openWebRtcLeg(relay, "caller", noAudio)).rejects.toBeInstanceOf(WebRtcError);
     expect(engine.ports.used).toBe(used);
+  });
+
+  it("advertises one host candidate, at WEBRTC_PUBLIC_ADDRESS when set, on a port of the RTP range", async () => {
+    const behindNat = new MediaEngine(
+      { ...engineOptions, portMin: base + 40, portMax: base + 49, webrtcPublicAddress: "192.0.2.10" },
+      {} as WorkerClient,
+      () => {},
+    );
+    cleanups.push(() => behindNat.stop());
+    const relay = await behindNat.open("webrtc-nat", { record: false, capture: false });
+    cleanups.push(() => behindNat.close(relay));
+    const browser = await NodeBrowser.offer();
+    cleanups.push(() => browser.close());
+    const leg = await behindNat.openWebRtcLeg(relay, "caller", browser.offerSdp);
+    cleanups.push(() => leg.close());
+    const candidates = leg.answerSdp.split("\r\n").filter((line) => line.startsWith("a=candidate:"));
+    expect(candidates).toHaveLength(1);
+    const [, , , , address, port, , type] = candidates[0]!.split(" ");
+    expect([address, type]).toEqual(["192.0.2.10", "host"]);
+    expect(Number(port)).toBeGreaterThanOrEqual(base + 40);
+    expect(Number(port)).toBeLessThanOrEqual(base + 49);
+  });
+
+  it("refuses the offer when the node has no address a browser can reach (bound to 0.0.0.0, no public address)", async () => {
+    const unaddressed = new MediaEngine({ ...engineOptions, bind: "0.0.0.0", publicAddress: "0.0.0.0" }, {} as WorkerClient, () => {});
+    cleanups.push(() => unaddressed.stop());
+    const relay = await engine.open("webrtc-unaddressed", { record: false, capture: false });
+    cleanups.push(() => engine.close(relay));
+    const browser = await NodeBrowser.offer();
+    cleanups.push(() => browser.close());
+    await expect(unaddressed.openWebRtcLeg(relay, "caller", browser.offerSdp)).rejects.toThrow(/WEBRTC_PUBLIC_ADDRESS/);
+    expect(unaddressed.ports.used).toBe(0);
   });
 
   it("gives the ICE port back when the leg closes", async () => {
