@@ -55,9 +55,13 @@ export const untilSent = (node: FakeNode, match: (c: Command) => boolean) =>
  * call spoke (read from the originate the node was sent). The account needs a default destination.
  */
 export async function verifyNumber(owner: Session, node: FakeNode, number: string) {
+  const before = node.seen.length;
   const added = await owner.client.post("/api/customer/verified-numbers", { number });
   expect(added.status, JSON.stringify(added.body)).toBe(201);
-  const originate = await untilSent(node, (c) => c.type === "originate" && c.speech === "verification_code" && c.number === number);
+  const originate = await untilSent(
+    node,
+    (c) => node.seen.indexOf(c) >= before && c.type === "originate" && c.speech === "verification_code" && c.number === number,
+  );
   const verified = await owner.client.post(`/api/customer/verified-numbers/${added.body.id}/verify`, { code: originate.code });
   expect(verified.status, JSON.stringify(verified.body)).toBe(200);
   return verified.body;
