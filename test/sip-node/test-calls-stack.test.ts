@@ -1,0 +1,164 @@
+// Test calls end to end through the real stack: the Worker (wrangler dev) takes POST
+// /customer/test-calls with an API key, sends `originate` to the SIP node over the NodeHub, the
+// node admits the call (origin test), dials sipp behind the account's destination and plays the
+// samples; the test call, its call record (origin test, a recording) and the pipeline's verdict
+// are read back through the public API. The transcription service is the outside world's edge: it
+// cannot hear, so it answers what the platform's side of the next call plays.
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OriginateCommand } from "../../schema/node-api.ts";
+import { parseWav } from "../../schema/wav.ts";
+import { ULAW_TO_PCM } from "../../sip-node/media/g711.ts";
+import { sample, SAMPLE_TEXTS } from "../../sip-node/origination/samples.ts";
+import { freeTcpPort } from "../../scripts/lib/ports.mjs";
+import { freeUdpPort, openAccount, pause, startStack, uas, type Stack, type TestAccount } from "./harness.ts";
+
+/** What each side of the next call says, as the transcription service will answer it. */
+const heard = { caller: "", callee: "Hello? Yes, speaking." };
+const transcription: Server = createServer(async (req, res) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const form = await new Response(Buffer.concat(chunks), { headers: { "content-type": req.headers["content-type"]! } }).formData();
+  const text = (form.get("file") as File).name.startsWith("caller") ? heard.caller : heard.callee;
+  const sentences = text.split(/(?<=[.?!])\s+/).filter(Boolean);
+  const segments = sentences.map((sentence, i) => ({ start: i * 3, end: i * 3 + 2.8, text: sentence }));
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify({ text, language: "en", duration: sentences.length * 3, segments }));
+});
+
+let stack: Stack;
+/** The originate commands the node received (a person would hear a verification code; the test reads it here). */
+const commands: OriginateCommand[] = [];
+
+beforeAll(async () => {
+  const port = await freeTcpPort();
+  await new Promise<void>((resolve) => transcription.listen(port, "127.0.0.1", resolve));
+  stack = await startStack({}, { TRANSCRIPTION_PROVIDER: "openai-compatible", TRANSCRIPTION_URL: `http://127.0.0.1:${port}/v1` });
+  await stack.node.hub.connected;
+  const originator = stack.node.originator;
+  const originate = originator.originate.bind(originator);
+  originator.originate = (command) => {
+    commands.push(command);
+    return originate(command);
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await new Promise((resolve) => transcription.close(resolve));
+});
+
+/** An account with a destination at sipp's port and an API key; `api` calls the API with the key. */
+async function accountWithKey(
+  port: number,
+): Promise<TestAccount & { api(path: string, body?: unknown): Promise<{ status: number; body: any }> }> {
+  const account = await openAccount(stack, port);
+  const key = await account.call("/api/auth/api-keys", { body: { name: "test calls" } });
+  if (!key?.key) throw new Error(`api key: ${JSON.stringify(key)}`);
+  const api = async (path: string, body?: unknown) => {
+    const res = await fetch(`${stack.api}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { "x-api-key": key.key, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  return { ...account, api };
+}
+
+async function until<T>(what: string | (() => string), check: () => Promise<T | null | undefined | false>, seconds = 60): Promise<T> {
+  for (let i = 0; i < seconds * 4; i++) {
+    const value = await check();
+    if (value) return value;
+    await pause(250);
+  }
+  throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+}
+
+const FINAL = ["done", "failed", "cancelled", "expired"];
+
+/** The test call once over, and its call record once analysed (or once its recording is in, without `analysed`). */
+async function finished(account: Awaited<ReturnType<typeof accountWithKey>>, id: string, analysed = false) {
+  const testCall = await until("the test call's end", async () => {
+    const { body } = await account.api(`/api/customer/test-calls/${id}`);
+    return FINAL.includes(body.status) && body;
+  });
+  if (!testCall.call_id) return { testCall, call: null };
+  let last: unknown = null;
+  const call = await until(
+    () => `the call record (last seen: ${JSON.stringify(last)})`,
+    async () => {
+      const { body } = await account.api(`/api/calls/${testCall.call_id}`);
+      last = body;
+      if (!body?.ended_at || !body.recording_available) return null;
+      return (!analysed || ["done", "failed"].includes(body.analysis_status)) && body;
+    },
+  );
+  return { testCall, call };
+}
+
+describe("a test call through the stack", () => {
+  it("rings the number through the account's destination, plays the samples and reads done, with a recorded call of origin test", async () => {
+    const port = await freeUdpPort();
+    const account = await accountWithKey(port);
+    // sipp echoes the RTP it receives: the recording's callee side is what reached it.
+    const far = uas("uas.xml", port, false, {}, 1, ["-rtp_echo"]);
+    await pause(200);
+    heard.caller = `${SAMPLE_TEXTS.announcement} ${SAMPLE_TEXTS.route_test}`;
+    const placed = await account.api("/api/customer/test-calls", { number: "+14155550123", seconds: 5 });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(202);
+    expect(placed.body).toMatchObject({ number: "+14155550123", seconds: 5, speech: "route_test", purpose: "test" });
+
+    const { testCall, call } = await finished(account, placed.body.id);
+    expect((await far).code).toBe(0);
+    expect(testCall).toMatchObject({ status: "done", answered: true, sip_code: 200, ended_by: "platform", error: null });
+    const talk = sample("announcement").length / 8000 + 5;
+    expect(testCall.talk_seconds).toBeGreaterThanOrEqual(talk - 0.2);
+    expect(testCall.talk_seconds).toBeLessThan(talk + 1.5);
+    expect(call).toMatchObject({
+      id: testCall.call_id,
+      origin: "test",
+      status: "completed",
+      dialed: "+14155550123",
+      recording_available: true,
+    });
+    expect(call.billsec).toBeGreaterThanOrEqual(Math.floor(talk));
+
+    const res = await fetch(`${stack.api}/api/calls/${call.id}/recording`, { headers: { authorization: `Bearer ${account.token}` } });
+    expect(res.status).toBe(200);
+    const audio = parseWav(new Uint8Array(await res.arrayBuffer()));
+    const right = audio.samples.filter((_, i) => i % 2 === 1);
+    const announced = Int16Array.from(sample("announcement").subarray(8_000, 9_000), (code) => ULAW_TO_PCM[code]!);
+    // The announcement as the far end received it, sample for sample.
+    const at = right.findIndex((_, i) => announced.every((s, j) => right[i + j] === s));
+    expect(at).toBeGreaterThanOrEqual(0);
+  }, 120_000);
+
+  it("plays the scam sample to a verified number (verified by a call that speaks the code), and the screening flags it", async () => {
+    const port = await freeUdpPort();
+    const account = await accountWithKey(port);
+
+    // The verification call: the platform speaks a six-digit code to the number, whose owner enters it.
+    const answering = uas("uas-bye.xml", port);
+    await pause(200);
+    const added = await account.api("/api/customer/verified-numbers", { number: "+14155550177" });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect((await answering).code).toBe(0);
+    const spoken = commands.find((c) => c.number.endsWith("14155550177") && c.speech === "verification_code");
+    expect(spoken?.code).toMatch(/^[0-9]{6}$/);
+    const verified = await account.api(`/api/customer/verified-numbers/${added.body.id}/verify`, { code: spoken!.code });
+    expect(verified.body).toMatchObject({ verified: true });
+
+    const far = uas("uas.xml", port);
+    await pause(200);
+    heard.caller = `${SAMPLE_TEXTS.announcement} ${SAMPLE_TEXTS.scam_sample}`;
+    const placed = await account.api("/api/customer/test-calls", { number: "+14155550177", seconds: 5, speech: "scam_sample" });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(202);
+    const { testCall, call } = await finished(account, placed.body.id, true);
+    expect((await far).code).toBe(0);
+    expect(testCall).toMatchObject({ status: "done", answered: true });
+    expect(call).toMatchObject({ origin: "test", analysis_status: "done" });
+    expect(["block", "review"]).toContain(call.analysis.recommendation);
+  }, 120_000);
+});
