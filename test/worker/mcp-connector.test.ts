@@ -4,7 +4,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ORIGIN } from "./client.ts";
+import { addDestination } from "./destination-fixtures.ts";
 import { createAccount } from "./fixtures.ts";
+import { connectNode } from "./test-call-fixtures.ts";
 import { apiKeyOf, callFails, callOk, connectorToken, MCP_URL, mcpClient, workerFetch } from "./mcp-client.ts";
 
 const toolCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({
@@ -71,7 +73,11 @@ describe("an agent's token", () => {
       ["get_call", "error"],
     ]);
     expect(audit[0]!.actor_label).toMatch(/^Claude \(agent of /);
-    expect(audit[0]!.detail).toMatchObject({ client_id: clientId, grant_id: grantId, arguments: expect.arrayContaining(["auth_password", "host"]) });
+    expect(audit[0]!.detail).toMatchObject({
+      client_id: clientId,
+      grant_id: grantId,
+      arguments: expect.arrayContaining(["auth_password", "host"]),
+    });
     expect(JSON.stringify(audit)).not.toContain("digest-secret-1");
     expect((await owner.client.get("/api/customer/destinations")).body[0].id).toBe(destination.id);
   });
@@ -90,7 +96,63 @@ describe("an agent's token", () => {
   });
 });
 
+describe("test calls an agent asks for", () => {
+  it("wait for a person: place_test_call answers awaiting_confirm with its confirm_url, and nothing is dialled", async () => {
+    const owner = await createAccount();
+    await addDestination(owner, { is_default: true });
+    const node = await connectNode(`mcp-node-${crypto.randomUUID()}`);
+    try {
+      const client = await mcpClient({ token: (await connectorToken(owner, ["test_calls"])).token });
+      const result = await client.callTool({ name: "place_test_call", arguments: { number: "+14155550123" } });
+      expect(result.isError).toBeFalsy();
+      const placed = result.structuredContent as any;
+      expect(placed).toMatchObject({ status: "awaiting_confirm", number: "+14155550123" });
+      expect(placed.confirm_url).toMatch(new RegExp(`/test-calls/${placed.id}/confirm$`));
+      expect((result.content as any[])[0].text).toContain("nothing rings until");
+
+      const seen = await owner.client.get(`/api/customer/test-calls/${placed.id}`);
+      expect(seen.body.status).toBe("awaiting_confirm");
+      expect((await callOk(client, "get_test_call", { test_call_id: placed.id })).status).toBe("awaiting_confirm");
+      expect(node.seen.filter((c) => c.type === "originate")).toEqual([]);
+
+      const cancelled = await callOk(client, "cancel_test_call", { test_call_id: placed.id });
+      expect(cancelled.status).toBe("cancelled");
+      expect((await owner.client.get(`/api/customer/test-calls/${placed.id}`)).body.status).toBe("cancelled");
+      expect(await callOk(client, "list_verified_numbers")).toEqual({ items: [], total: 0, next_cursor: null });
+    } finally {
+      node.close();
+    }
+  });
+
+  it("need the test_calls scope, and another account's test call is not found", async () => {
+    const owner = await createAccount();
+    await addDestination(owner, { is_default: true });
+    const readOnly = await connectorToken(owner, ["calls:read"]);
+    const refused = await post(readOnly.token, toolCall(1, "place_test_call", { number: "+14155550123" }));
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("WWW-Authenticate")).toContain('scope="calls:read test_calls"');
+
+    const mine = await callOk(await mcpClient({ token: (await connectorToken(owner, ["test_calls"])).token }), "place_test_call", {
+      number: "+14155550123",
+    });
+    const stranger = await createAccount();
+    const theirs = await mcpClient({ token: (await connectorToken(stranger, ["test_calls"])).token });
+    expect(await callFails(theirs, "get_test_call", { test_call_id: mine.id })).toContain("404");
+    expect(await callFails(theirs, "cancel_test_call", { test_call_id: mine.id })).toContain("404");
+    expect((await owner.client.get(`/api/customer/test-calls/${mine.id}`)).body.status).toBe("awaiting_confirm");
+  });
+});
+
 describe("a person's own credential", () => {
+  it("places a test call that is queued at once (no confirmation: a person asked)", async () => {
+    const owner = await createAccount();
+    await addDestination(owner, { is_default: true });
+    const client = await mcpClient({ apiKey: await apiKeyOf(owner) });
+    const placed = await callOk(client, "place_test_call", { number: "+14155550123" });
+    expect(placed.confirm_url).toBeNull();
+    expect(placed.status).toBe("queued");
+  });
+
   it("is not scoped and its tool calls are not agent actions", async () => {
     const owner = await createAccount();
     const client = await mcpClient({ apiKey: await apiKeyOf(owner) });

@@ -11,7 +11,8 @@ export const SERVER_INFO = { name: "call-shield", title: "Call Shield", version:
 export const INSTRUCTIONS =
   "Call Shield screens a carrier's SIP calls for fraud. Start with get_started: it lists the onboarding steps " +
   "(destinations, OPTIONS check, whitelist, routing, webhook, alerts) and the tool for each. Calls, verdicts and " +
-  "transcripts are read with list_calls, get_call and get_transcript. Lists page with next_cursor.";
+  "transcripts are read with list_calls, get_call and get_transcript. A test call an agent places rings only after a " +
+  "person confirms it in the portal (its confirm_url). Lists page with next_cursor.";
 
 export function newMcpServer(ctx: ToolContext): McpServer {
   const server = new McpServer(SERVER_INFO, {

@@ -5,6 +5,7 @@ import { addDestinationTool, checkDestinationTool, listDestinationsTool } from "
 import { addAlertRuleTool, listChannelsTool, setWebhookTool, testWebhookTool } from "./events.ts";
 import { getStartedTool } from "./get-started.ts";
 import { addRoutingRuleTool, whitelistIpTool } from "./network.ts";
+import { cancelTestCallTool, getTestCallTool, listVerifiedNumbersTool, placeTestCallTool } from "./test-calls.ts";
 
 export const TOOLS: Tool[] = [
   getStartedTool,
@@ -17,6 +18,10 @@ export const TOOLS: Tool[] = [
   testWebhookTool,
   addAlertRuleTool,
   listChannelsTool,
+  placeTestCallTool,
+  getTestCallTool,
+  cancelTestCallTool,
+  listVerifiedNumbersTool,
   listCallsTool,
   getCallTool,
   getTranscriptTool,
