@@ -16,6 +16,7 @@ import * as catalogue from "./api/catalogue/index.ts";
 import type { Api, AppEnv } from "./api/context.ts";
 import * as dashboard from "./api/dashboard/index.ts";
 import * as destinations from "./api/destinations/index.ts";
+import * as dialer from "./api/dialer/index.ts";
 import * as docs from "./api/docs/index.ts";
 import * as events from "./api/events/index.ts";
 import * as invoices from "./api/invoices/index.ts";
@@ -42,6 +43,7 @@ import { newOAuthApp } from "./oauth/index.ts";
 import { requestBodyLimit } from "./lib/body-limit.ts";
 import { validationError } from "./lib/validation.ts";
 import { newCheckoutPages } from "./pages/checkout.ts";
+import { newDialerPages } from "./pages/dialer.ts";
 import { newMailPages } from "./pages/mail.ts";
 import { newSharePages } from "./pages/share.ts";
 import { newServices } from "./services/context.ts";
@@ -58,6 +60,7 @@ const AREAS: { register(api: Api): void }[] = [
   users,
   profile,
   settings,
+  dialer,
   admin,
   billing,
   payments,
@@ -137,6 +140,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
   app.route("/dev", newMailPages());
   // The page a share link opens (its script and style are static assets under /share-assets/).
   app.route("/share", newSharePages());
+  // The web dialer (its script, style and JsSIP are static assets under /dialer-assets/).
+  app.route("/dialer", newDialerPages());
   app.route("/", newExchangeApp());
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
   app.onError(renderError);

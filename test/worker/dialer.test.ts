@@ -1,0 +1,167 @@
+// The web dialer's token (POST /customer/dialer/session) and the admission of the calls placed
+// with it (origin dialer): minted only while the account's dialer is on, stored as a hash, spent
+// by one call, refused when expired, spent, another account's or forged, and before anything is
+// reserved; the call it admits is routed, charged and recorded like a carrier call.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { as } from "./client.ts";
+import { addDestination } from "./destination-fixtures.ts";
+import { addMember, createAccount, testServices, type Session } from "./fixtures.ts";
+import { syncAdmissionState } from "../../worker/services/admission-state.ts";
+import { callRow, node } from "./node-client.ts";
+
+const BROWSER = "198.51.100.77";
+
+async function dialerAccount(): Promise<Session & { destination: any }> {
+  const owner = await createAccount();
+  // Past its pilot, so its calls are charged.
+  await env.DB.prepare("UPDATE customers SET dialer_enabled = 1, pilot_ends_at = ? WHERE id = ?")
+    .bind("2020-01-01T00:00:00.000Z", owner.account.id)
+    .run();
+  const destination = await addDestination(owner, { host: "pbx.customer.test", is_default: true });
+  return { ...owner, destination };
+}
+
+const mint = (session: Session) => session.client.post("/api/customer/dialer/session", {});
+
+const dial = (customerId: string, token: string, dialed = "14155550123") =>
+  node.admit({ src_ip: BROWSER, dialed, origin: "dialer", customer_id: customerId, dialer_token: token });
+
+const sessionRow = (customerId: string) =>
+  env.DB.prepare("SELECT * FROM dialer_sessions WHERE customer_id = ? ORDER BY created_at DESC LIMIT 1")
+    .bind(customerId)
+    .first<Record<string, any>>();
+
+const REFUSED = { decision: "reject", sip_code: 403, reason: "dialer_token_refused", call_id: null };
+
+describe("POST /customer/dialer/session", () => {
+  it("answers 403 dialer_disabled while the account's dialer is off, and stores nothing", async () => {
+    const owner = await createAccount();
+    const res = await mint(owner);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: "dialer_disabled" });
+    expect(await sessionRow(owner.account.id)).toBeNull();
+  });
+
+  it("mints a token of the account for a few minutes, with the WebSocket URL, kept only as a hash", async () => {
+    const owner = await dialerAccount();
+    const before = Date.now();
+    const res = await mint(owner);
+    expect(res.status).toBe(200);
+    const { token, expires_at, expires_in, websocket_url, sip_domain } = res.body;
+    expect(token.startsWith(`${owner.account.id}.`)).toBe(true);
+    expect(expires_in).toBe(180);
+    expect(Date.parse(expires_at) - before).toBeGreaterThanOrEqual(179_000);
+    expect(Date.parse(expires_at) - before).toBeLessThan(185_000);
+    expect(websocket_url).toBe("ws://127.0.0.1:5066");
+    expect(sip_domain).toBe("127.0.0.1");
+    const row = await sessionRow(owner.account.id);
+    expect(row).toMatchObject({ customer_id: owner.account.id, expires_at, used_at: null, call_id: null });
+    expect(row!.token_hash).not.toContain(token.split(".")[1]);
+    expect(JSON.stringify(row)).not.toContain(token);
+  });
+
+  it("is for the account's people: a member and an API key may mint, each token names its user", async () => {
+    const owner = await dialerAccount();
+    const member = await addMember(owner);
+    expect((await mint(member)).status).toBe(200);
+    expect((await sessionRow(owner.account.id))!.user_id).toBe(member.userId);
+    const key = await owner.client.post("/api/auth/api-keys", { name: "dialer script" });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    expect((await as({ apiKey: key.body.key }).post("/api/customer/dialer/session", {})).status).toBe(200);
+  });
+});
+
+describe("a call placed with the token", () => {
+  it("is admitted by the token alone (no whitelist), recorded with origin dialer, and charged like any call", async () => {
+    const owner = await dialerAccount();
+    const { token } = (await mint(owner)).body;
+    const res = await dial(owner.account.id, token);
+    expect(res.body).toMatchObject({
+      decision: "admit",
+      customer_id: owner.account.id,
+      dialed: "14155550123",
+      destination: { id: owner.destination.id, host: "pbx.customer.test" },
+    });
+    const callId = res.body.call_id;
+    expect(await callRow(callId)).toMatchObject({ origin: "dialer", src_ip: BROWSER, customer_id: owner.account.id, status: "ringing" });
+    expect(await sessionRow(owner.account.id)).toMatchObject({ call_id: callId });
+    expect((await sessionRow(owner.account.id))!.used_at).not.toBeNull();
+
+    const answeredAt = new Date(Date.now() - 61_000).toISOString();
+    await node.event(callId, { type: "answered", at: answeredAt });
+    const ended = await node.event(callId, {
+      type: "ended",
+      at: new Date().toISOString(),
+      answered_at: answeredAt,
+      sip_code: 200,
+      hangup_by: "caller",
+    });
+    expect(ended.body).toMatchObject({ status: "completed" });
+    expect(ended.body.billsec).toBeGreaterThanOrEqual(61);
+    expect(ended.body.charged_amount).toBeGreaterThan(0);
+    const listed = await owner.client.get("/api/calls?origin=dialer");
+    expect(listed.body.items.map((c: any) => c.id)).toEqual([callId]);
+    expect(listed.body.items[0]).toMatchObject({ origin: "dialer", hangup_by: "caller" });
+  });
+
+  it("is single use: the same token again is refused, with no record and no port", async () => {
+    const owner = await dialerAccount();
+    const { token } = (await mint(owner)).body;
+    const first = await dial(owner.account.id, token);
+    expect(first.body.decision).toBe("admit");
+    expect((await dial(owner.account.id, token)).body).toEqual(REFUSED);
+    const live = await owner.client.get("/api/customer/live-calls");
+    expect(live.body.items).toHaveLength(1);
+  });
+
+  it("admits one call of two racing with one token", async () => {
+    const owner = await dialerAccount();
+    const { token } = (await mint(owner)).body;
+    const answers = await Promise.all([1, 2, 3].map(() => dial(owner.account.id, token)));
+    expect(answers.filter((a) => a.body.decision === "admit")).toHaveLength(1);
+    expect(answers.filter((a) => a.body.reason === "dialer_token_refused")).toHaveLength(2);
+  });
+
+  it("refuses an expired token", async () => {
+    const owner = await dialerAccount();
+    const { token } = (await mint(owner)).body;
+    await env.DB.prepare("UPDATE dialer_sessions SET expires_at = ? WHERE customer_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), owner.account.id)
+      .run();
+    expect((await dial(owner.account.id, token)).body).toEqual(REFUSED);
+  });
+
+  it("refuses another account's token named for this account, and leaves it good for its own", async () => {
+    const a = await dialerAccount();
+    const b = await dialerAccount();
+    const bToken: string = (await mint(b)).body.token;
+    const forged = `${a.account.id}.${bToken.split(".")[1]}`;
+    expect((await dial(a.account.id, forged)).body).toEqual(REFUSED);
+    expect((await dial(a.account.id, bToken)).body).toEqual(REFUSED);
+    const calls = await a.client.get("/api/calls");
+    expect(calls.body.total).toBe(0);
+    expect((await dial(b.account.id, bToken)).body).toMatchObject({ decision: "admit", customer_id: b.account.id });
+  });
+
+  it("refuses a call without a token, with a token that is not one, and once the dialer is turned off", async () => {
+    const owner = await dialerAccount();
+    expect((await node.admit({ src_ip: BROWSER, dialed: "1415", origin: "dialer", customer_id: owner.account.id })).body).toEqual(REFUSED);
+    expect((await dial(owner.account.id, "not-a-token")).body).toEqual(REFUSED);
+    const { token } = (await mint(owner)).body;
+    await env.DB.prepare("UPDATE customers SET dialer_enabled = 0 WHERE id = ?").bind(owner.account.id).run();
+    expect((await dial(owner.account.id, token)).body).toEqual(REFUSED);
+  });
+
+  it("takes a port like any call: with every port busy it is refused 503 no_free_port and recorded", async () => {
+    const owner = await dialerAccount();
+    await env.DB.prepare("UPDATE customers SET ports_override = 1 WHERE id = ?").bind(owner.account.id).run();
+    await syncAdmissionState(testServices(), owner.account.id);
+    // A refused token takes nothing: the one port is still free for the next call.
+    expect((await dial(owner.account.id, `${owner.account.id}.${"x".repeat(43)}`)).body).toEqual(REFUSED);
+    expect((await dial(owner.account.id, (await mint(owner)).body.token)).body.decision).toBe("admit");
+    const busy = await dial(owner.account.id, (await mint(owner)).body.token);
+    expect(busy.body).toMatchObject({ decision: "reject", sip_code: 503, reason: "no_free_port" });
+    expect(await callRow(busy.body.call_id)).toMatchObject({ origin: "dialer", status: "rejected", sip_code: 503 });
+  });
+});
