@@ -75,6 +75,11 @@ export const AdmissionTicket = z.object({
   sub_customer: z.string().nullable(),
   /** forced: a call the platform places itself (a test call) on the destination it names. */
   route: z.enum(["divert", "whitelist_entry", "routing_rule", "default", "forced"]),
+  /**
+   * Voice-agent mode of a test call (its agent_destination_id): the voice-AI destination the
+   * answered number is bridged to instead of hearing a sample. Absent otherwise.
+   */
+  agent_destination: DestinationTarget.nullable().optional(),
 });
 export type AdmissionTicket = z.infer<typeof AdmissionTicket>;
 

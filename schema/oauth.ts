@@ -1,4 +1,5 @@
-// OAuth 2.1 for MCP clients (dynamic registration, PKCE codes, rotating refresh tokens) and web-dialer tokens.
+// OAuth 2.1 for MCP clients (dynamic registration, PKCE codes, grants; their refresh tokens live in
+// each grant's OAuthGrant Durable Object) and web-dialer tokens.
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, customerId, id, json, timestamp } from "./columns.ts";
 
@@ -64,34 +65,6 @@ export const oauthGrants = sqliteTable(
     revokedReason: text("revoked_reason"),
   },
   (t) => [index("oauth_grants_customer_created_idx").on(t.customerId, t.createdAt)],
-);
-
-/**
- * Refresh tokens, rotated on use. All tokens born of one authorization share grant_id; revoking
- * (or replaying a rotated token) revokes the whole grant, and access tokens carry grant_id so
- * they stop working with it.
- */
-export const oauthTokens = sqliteTable(
-  "oauth_tokens",
-  {
-    id: id(),
-    refreshTokenHash: text("refresh_token_hash").notNull(),
-    grantId: text("grant_id").notNull(),
-    clientId: text("client_id").notNull(),
-    customerId: customerId(),
-    userId: text("user_id").notNull(),
-    scope: text("scope"),
-    resource: text("resource"),
-    createdAt: createdAt(),
-    expiresAt: text("expires_at").notNull(),
-    revokedAt: timestamp("revoked_at"),
-    rotatedAt: timestamp("rotated_at"),
-  },
-  (t) => [
-    uniqueIndex("oauth_tokens_refresh_hash_uq").on(t.refreshTokenHash),
-    index("oauth_tokens_grant_idx").on(t.grantId),
-    index("oauth_tokens_customer_user_idx").on(t.customerId, t.userId),
-  ],
 );
 
 /** Short-lived tokens the web dialer presents on its INVITE instead of a whitelisted address. */

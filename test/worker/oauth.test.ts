@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { httpErrorOf } from "../../worker/api/render-error.ts";
 import { InsufficientScope } from "../../worker/services/errors.ts";
 import { mintAccessToken, principalFromOAuthToken, requireScopes } from "../../worker/services/oauth-access.ts";
+import { sweepExpiredCodes } from "../../worker/services/oauth-codes.ts";
 import { as as withCredential, ORIGIN, request } from "./client.ts";
 import { addMember, createAccount, testServices, type Session } from "./fixtures.ts";
 import {
@@ -281,6 +282,57 @@ describe("the code flow", () => {
       .bind(client.client_id)
       .first<{ n: number }>();
     expect(codes!.n).toBe(0);
+  });
+
+  it("signs in with a portal access token posted by the portal instead of a password", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    });
+    const jar = new CookieJar();
+    const page = await workerFetch(url, { redirect: "manual" });
+    jar.take(page);
+    const action = `${ORIGIN}/api/oauth/authorize`;
+    const fields = Object.entries(hiddenFields(await page.text()));
+    const expired = await postForm(action, jar, [...fields, ["access_token", "not-a-portal-token"]]);
+    expect(await expired.text()).toContain("portal session has expired");
+    const signedIn = await postForm(action, jar, [...fields, ["access_token", owner.token]]);
+    const consentPage = await signedIn.text();
+    expect(consentPage).toContain(`Signed in as <strong>${owner.email}</strong>`);
+    expect(consentPage).toContain("Test Agent");
+    expect(consentPage).toContain("agent.example");
+    const approved = await postForm(action, jar, [
+      ...Object.entries(hiddenFields(consentPage)),
+      ["grant_scope", "calls:read"],
+      ["action", "approve"],
+    ]);
+    expect(approved.status).toBe(302);
+    expect(new URL(approved.headers.get("location")!).searchParams.get("code")).toEqual(expect.any(String));
+  });
+
+  it("forgets expired codes at the cron's sweep; a code exchanged late is invalid_grant", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      state: "late",
+    });
+    const params = oauth.validateAuthResponse(as, client, await consent(url, owner), "late");
+    await sweepExpiredCodes(testServices(), new Date(Date.now() + 301_000));
+    const left = await env.DB.prepare("SELECT COUNT(*) AS n FROM oauth_codes WHERE client_id = ?")
+      .bind(client.client_id)
+      .first<{ n: number }>();
+    expect(left!.n).toBe(0);
+    const late = oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, viaWorker);
+    expect(await oauthErrorOf(late.then((res) => oauth.processAuthorizationCodeResponse(as, client, res)))).toBe("invalid_grant");
   });
 
   it("refuses a wrong password on the sign-in form and issues nothing", async () => {

@@ -10,6 +10,7 @@ import { sweepLowBalanceAlerts } from "../services/low-balance.ts";
 import { renewPlans } from "../services/plans.ts";
 import { issueInvoices } from "../services/invoices.ts";
 import { sweepTestCalls } from "../services/test-calls.ts";
+import { sweepExpiredCodes } from "../services/oauth-codes.ts";
 import { sweepExchangeIdempotencyKeys } from "./exchange-idempotency.ts";
 import { sweepExchangeNonces } from "./exchange-nonces.ts";
 import { sweepExpiredStepTokens } from "./spent-tokens.ts";
@@ -26,6 +27,7 @@ export const JOBS: Job[] = [
   { name: "plan renewals", run: async (s, _env, now) => void (await renewPlans(s, now)) },
   { name: "monthly invoices", run: async (s, _env, now) => void (await issueInvoices(s, now)) },
   { name: "test calls: lapsed confirmations and lost dispatches", run: (s, _env, now) => sweepTestCalls(s, now) },
+  { name: "expired OAuth codes", run: (s, _env, now) => sweepExpiredCodes(s, now) },
 ];
 
 /** Runs every job for the tick at `scheduledTime`; throws after all ran if any failed, so the run shows as failed. */

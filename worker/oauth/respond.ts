@@ -33,7 +33,7 @@ export async function formOf(c: Context<AppEnv>): Promise<Record<string, string>
   if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
     throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
   }
-  const params = new URLSearchParams(await c.req.text());
+  const params = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()));
   const form: Record<string, string> = {};
   for (const [key, value] of params) {
     if (key in form) throw new OAuthError("invalid_request", `${key} is repeated`);

@@ -2,7 +2,7 @@
 // token endpoint with the PKCE verifier (S256 only), bound to the client, the redirect URI and
 // the resource. Stored only as hashes; a code is spent by one conditional update, so two
 // exchanges of one code cannot both succeed.
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, lte } from "drizzle-orm";
 import { oauthCodes } from "../../schema/oauth.ts";
 import { base64url, randomToken, sha256Hex } from "../lib/crypto.ts";
 import { addSeconds, nowIso } from "../lib/time.ts";
@@ -79,4 +79,9 @@ export async function spendCode(
     resource: row.resource ?? "",
     redirectUri: row.redirectUri,
   };
+}
+
+/** Cron: forgets codes past their expiry, spent or not (a late exchange finds nothing: invalid_grant all the same). */
+export async function sweepExpiredCodes(s: Services, now: Date): Promise<void> {
+  await s.db.delete(oauthCodes).where(lte(oauthCodes.expiresAt, now.toISOString()));
 }
