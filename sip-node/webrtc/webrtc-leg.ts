@@ -16,6 +16,7 @@ import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RT
 import type { MediaRelay, Side } from "../media/relay.ts";
 import { payloadEnd, payloadStart, payloadType, timestampOf, RTP_HEADER_BYTES } from "../media/rtp.ts";
 import { firstCodec, parseSdpAudio } from "../media/sdp.ts";
+import { guardIceSockets } from "./ice-guard.ts";
 import { decodeLaw, encodeLaw, FrameQueue, OPUS_CLOCK_RATIO, OpusCodec, type BrowserCodec, type Law } from "./transcoder.ts";
 
 export type WebRtcLegOptions = {
@@ -104,6 +105,12 @@ export class WebRtcLeg {
   private closed = false;
   /** Packets the browser sent that the bridge could not use (an unknown payload type, a bad Opus frame). */
   errors = 0;
+  private guard: { dropped: () => number } | null = null;
+
+  /** Datagrams refused at the ICE socket: not STUN, from an address that passed no ICE check. */
+  get strangerPackets(): number {
+    return this.guard?.dropped() ?? 0;
+  }
 
   private readonly onClose: (() => void) | undefined;
 
@@ -175,7 +182,9 @@ export class WebRtcLeg {
       gathered.catch(() => {}); // awaited below; a timeout while the answer is made must not go unhandled
       await pc.setLocalDescription(await pc.createAnswer());
       await gathered;
+      const guard = guardIceSockets(pc);
       leg = new WebRtcLeg(pc, transceiver, pc.localDescription!.sdp, options.port, options.publicAddress, options.onClose);
+      leg.guard = guard;
       return leg;
     } catch (err) {
       await pc.close().catch(() => {});

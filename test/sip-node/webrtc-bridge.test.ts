@@ -203,6 +203,21 @@ describe("the WebRTC bridge", () => {
     expect(summary.qos!.caller.lost).toBe(0);
   });
 
+  it("ignores a stranger's datagrams at the ICE port (a spoofed DTLS alert does not cut the browser's audio)", async () => {
+    const call = await dialerCall();
+    const port = Number(/ (\d+) typ host/.exec(call.leg.answerSdp)![1]);
+    const stranger = await destination();
+    // A DTLS 1.2 close_notify alert in plain text (epoch 0 and 1), and a fake RTP packet.
+    for (const epoch of [0, 1])
+      stranger.socket.send(Buffer.from([21, 0xfe, 0xfd, 0, epoch, 0, 0, 0, 0, 0, 9, 0, 2, 1, 0]), port, "127.0.0.1");
+    stranger.socket.send(Buffer.alloc(172, 0x80), port, "127.0.0.1");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(call.leg.strangerPackets).toBe(3);
+    const answered = sweep(1, 1.7);
+    await talk(call, sweep(1, 0.2), answered);
+    expect(bestCorrelation(answered, concat(call.browser.heard))).toBeGreaterThan(0.8);
+  });
+
   it("takes a browser offering only PCMA to a destination answering PCMU (no Opus, the law converted)", async () => {
     const call = await dialerCall("PCMA", "PCMU");
     expect(call.leg.browserCodec).toBe("PCMA");
