@@ -377,6 +377,25 @@ describe("POST /api/customer/test-calls/{id}/cancel", () => {
     expect((await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`)).body.status).toBe("cancelled");
   });
 
+  it("cancels a queued test call a node admitted before it answered the hub: cancel_test_call reaches that node", async () => {
+    const { owner } = await readyAccount();
+    const slow = await connect("tc-node-m", () => null);
+    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550162" });
+    await untilSent(slow, (c) => c.type === "originate");
+    const admit = await node.admit({
+      node_id: "tc-node-m",
+      origin: "test",
+      test_call_id: body.id,
+      sip_call_id: body.sip_call_id,
+      src_ip: "127.0.0.1",
+      dialed: "1",
+    });
+    expect(admit.body.decision).toBe("admit");
+    expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body.status).toBe("queued");
+    expect((await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`)).body.status).toBe("cancelled");
+    expect(await untilSent(slow, (c) => c.type === "cancel_test_call")).toEqual({ type: "cancel_test_call", test_call_id: body.id });
+  });
+
   it("answers 404 for an unknown test call", async () => {
     const owner = await createAccount();
     expect((await owner.client.post(`/api/customer/test-calls/${crypto.randomUUID()}/cancel`)).status).toBe(404);

@@ -49,7 +49,7 @@ async function admitTestCall(s: Services, request: AdmitRequest): Promise<AdmitR
   const input = () => ({ request: own, callId: newId(), now: nowIso(), limits: callLimits(s.config) });
   const answer = await withAdmissionState(s, found.customerId, (ledger) => ledger.admitOwnCall(input()));
   if ((answer.decision === "admit" || answer.decision === "reject") && answer.call_id)
-    await linkTestCallRecord(s, found.id, answer.call_id);
+    await linkTestCallRecord(s, found.id, answer.call_id, request.node_id);
   return ticketOf(s, answer);
 }
 
@@ -108,7 +108,8 @@ async function admitDialerCall(s: Services, request: AdmitRequest): Promise<Admi
   const own: OwnCallRequest = {
     origin: "dialer",
     dialed: request.dialed,
-    ani: request.ani,
+    // The browser names itself whatever it likes: the destination is not shown it as a caller ID.
+    ani: null,
     sip_call_id: request.sip_call_id,
     node_id: request.node_id,
     boot_id: request.boot_id,

@@ -215,7 +215,8 @@ export async function cancelTestCall(s: Services, principal: Principal, id: stri
   const status = row.status as TestCallStatus;
   if (FINAL.includes(status)) return testCallOut(row);
   const moved = await advance(s, row, { status: "cancelled", endedBy: "cancel" });
-  if (PLACING.includes(status)) {
+  // A queued one a node already admitted (before the hub's reply made it dialing) is being placed too.
+  if (PLACING.includes(status) || (status === "queued" && row.nodeId)) {
     s.background(s.hub.command({ type: "cancel_test_call", test_call_id: row.id }, ORIGINATE_TIMEOUT_MS, row.nodeId ?? undefined));
   }
   return testCallOut(moved ?? (await findTestCall(s, principal.customer.id, id)));
@@ -347,11 +348,15 @@ export async function testCallToAdmit(s: Services, testCallId: string, sipCallId
   return row;
 }
 
-/** Links a test call to the call record its admission made (admitted or refused). */
-export async function linkTestCallRecord(s: Services, testCallId: string, callId: string): Promise<void> {
+/** Links a test call to the call record its admission made (admitted or refused), and to the node placing it. */
+export async function linkTestCallRecord(s: Services, testCallId: string, callId: string, nodeId: string): Promise<void> {
   await s.db
     .update(testCalls)
-    .set({ callId: sql`coalesce(${testCalls.callId}, ${callId})`, updatedAt: nowIso() })
+    .set({
+      callId: sql`coalesce(${testCalls.callId}, ${callId})`,
+      nodeId: sql`coalesce(${testCalls.nodeId}, ${nodeId})`,
+      updatedAt: nowIso(),
+    })
     .where(eq(testCalls.id, testCallId));
 }
 
