@@ -10,7 +10,7 @@ import { InsufficientScope } from "../../worker/services/errors.ts";
 import { mintAccessToken, principalFromOAuthToken, requireScopes } from "../../worker/services/oauth-access.ts";
 import { sweepExpiredCodes } from "../../worker/services/oauth-codes.ts";
 import { as as withCredential, ORIGIN, request } from "./client.ts";
-import { addMember, createAccount, testServices, type Session } from "./fixtures.ts";
+import { addMember, createAccount, nextSecond, signIn, testServices, type Session } from "./fixtures.ts";
 import {
   ALL_SCOPES,
   authorizationUrl,
@@ -490,6 +490,30 @@ describe("access tokens", () => {
 });
 
 describe("revocation", () => {
+  it("signing out everywhere ends the person's agents too", async () => {
+    const owner = await createAccount();
+    const as = await discover();
+    const client = await registerClient(as);
+    const tokens = await codeFlow(as, client, owner);
+    nextSecond();
+    expect((await owner.client.post("/api/auth/logout-all")).status).toBe(204);
+    expect(await principalOfToken(tokens.access_token)).toBeNull();
+    expect((await withCredential({ token: await signIn(owner.email, owner.password) }).get("/api/customer/agents")).body.total).toBe(0);
+    expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toBe("invalid_grant");
+  });
+
+  it("answers at /oauth as well as /api/oauth", async () => {
+    const as = await discover();
+    const client = await registerClient(as);
+    const res = await workerFetch(`${ORIGIN}/oauth/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_id: client.client_id }).toString(),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: "invalid_request", error_description: "token is required" });
+  });
+
   it("RFC 7009: revoking the refresh token ends the grant and its access tokens", async () => {
     const owner = await createAccount();
     const as = await discover();

@@ -39,6 +39,10 @@ const hostOf = (uri: string) => {
   }
 };
 
+/** A sign-out everywhere (of the user or the account) after the grant was given ends it (one-second resolution, as access tokens). */
+const endedBySignOut = (grantCreatedAt: string, signedOutAt: (string | null)[]) =>
+  signedOutAt.some((at) => at && isoToSec(grantCreatedAt) < isoToSec(at));
+
 /** Starts the grant a spent code stands for; answers its first tokens. */
 export async function startGrant(s: Services, client: OAuthClient, code: SpentCode): Promise<TokenResponse> {
   const grantId = newId();
@@ -119,8 +123,7 @@ export async function refreshGrant(
   if (!row || row.grant.clientId !== client.clientId) throw new OAuthError("invalid_grant", "unknown refresh token");
   if (row.grant.revokedAt) throw new OAuthError("invalid_grant", "the grant was revoked");
   // Deactivating the person, or signing them out everywhere, ends what they granted too.
-  const signedOutAt = [row.user.sessionsRevokedAt, row.customer.sessionsRevokedAt].filter((at): at is string => !!at);
-  if (!row.user.isActive || signedOutAt.some((at) => isoToSec(row.grant.createdAt) < isoToSec(at))) {
+  if (!row.user.isActive || endedBySignOut(row.grant.createdAt, [row.user.sessionsRevokedAt, row.customer.sessionsRevokedAt])) {
     await revokeGrant(s, grantId, "user");
     throw new OAuthError("invalid_grant", "the grant no longer stands: its user was signed out or deactivated");
   }
@@ -200,13 +203,17 @@ export async function revokeByToken(s: Services, client: OAuthClient, token: str
 export async function listAgents(s: Services, principal: Principal) {
   const mine = principal.user.role === "owner" ? undefined : eq(oauthGrants.userId, principal.user.id);
   const rows = await s.db
-    .select({ grant: oauthGrants, email: users.email })
+    .select({ grant: oauthGrants, user: users })
     .from(oauthGrants)
     .innerJoin(users, eq(users.id, oauthGrants.userId))
     .where(and(eq(oauthGrants.customerId, principal.customer.id), isNull(oauthGrants.revokedAt), mine))
     .orderBy(desc(oauthGrants.createdAt))
     .all();
-  const items = rows.map(({ grant, email }) => ({
+  // A grant whose person was deactivated or signed out everywhere since no longer works: not listed.
+  const standing = rows.filter(
+    ({ grant, user }) => user.isActive && !endedBySignOut(grant.createdAt, [user.sessionsRevokedAt, principal.customer.sessionsRevokedAt]),
+  );
+  const items = standing.map(({ grant, user: { email } }) => ({
     grant_id: grant.id,
     client_id: grant.clientId,
     client_name: grant.clientName,
