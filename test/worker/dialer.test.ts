@@ -8,6 +8,7 @@ import { as } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { addMember, createAccount, testServices, type Session } from "./fixtures.ts";
 import { syncAdmissionState } from "../../worker/services/admission-state.ts";
+import { sweepLapsedDialerTokens } from "../../worker/services/dialer.ts";
 import { callRow, node } from "./node-client.ts";
 
 const BROWSER = "198.51.100.77";
@@ -84,7 +85,13 @@ describe("a call placed with the token", () => {
       destination: { id: owner.destination.id, host: "pbx.customer.test" },
     });
     const callId = res.body.call_id;
-    expect(await callRow(callId)).toMatchObject({ origin: "dialer", src_ip: BROWSER, customer_id: owner.account.id, status: "ringing" });
+    expect(await callRow(callId)).toMatchObject({
+      origin: "dialer",
+      src_ip: BROWSER,
+      customer_id: owner.account.id,
+      status: "ringing",
+      ani: null,
+    });
     expect(await sessionRow(owner.account.id)).toMatchObject({ call_id: callId });
     expect((await sessionRow(owner.account.id))!.used_at).not.toBeNull();
 
@@ -163,5 +170,28 @@ describe("a call placed with the token", () => {
     const busy = await dial(owner.account.id, (await mint(owner)).body.token);
     expect(busy.body).toMatchObject({ decision: "reject", sip_code: 503, reason: "no_free_port" });
     expect(await callRow(busy.body.call_id)).toMatchObject({ origin: "dialer", status: "rejected", sip_code: 503 });
+  });
+});
+
+describe("the cron sweep", () => {
+  it("removes tokens that lapsed unspent, and keeps the spent ones (who placed which call) and the live ones", async () => {
+    const owner = await dialerAccount();
+    const lapsed = (await mint(owner)).body.token;
+    const spent = (await mint(owner)).body.token;
+    expect((await dial(owner.account.id, spent)).body.decision).toBe("admit");
+    const live = (await mint(owner)).body.token;
+    await env.DB.prepare(
+      "UPDATE dialer_sessions SET expires_at = ? WHERE customer_id = ? AND used_at IS NULL AND id = (SELECT MIN(id) FROM dialer_sessions WHERE customer_id = ?)",
+    )
+      .bind(new Date(Date.now() - 1000).toISOString(), owner.account.id, owner.account.id)
+      .run();
+    await env.DB.prepare("UPDATE dialer_sessions SET expires_at = ? WHERE customer_id = ? AND used_at IS NOT NULL")
+      .bind(new Date(Date.now() - 1000).toISOString(), owner.account.id)
+      .run();
+    await sweepLapsedDialerTokens(testServices(), new Date());
+    const rows = await env.DB.prepare("SELECT used_at FROM dialer_sessions WHERE customer_id = ? ORDER BY id").bind(owner.account.id).all();
+    expect(rows.results.map((r) => (r.used_at === null ? "unspent" : "spent"))).toEqual(["spent", "unspent"]);
+    expect((await dial(owner.account.id, lapsed)).body).toEqual(REFUSED);
+    expect((await dial(owner.account.id, live)).body.decision).toBe("admit");
   });
 });

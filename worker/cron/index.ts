@@ -11,6 +11,7 @@ import { renewPlans } from "../services/plans.ts";
 import { issueInvoices } from "../services/invoices.ts";
 import { sweepTestCalls } from "../services/test-calls.ts";
 import { sweepExpiredCodes } from "../services/oauth-codes.ts";
+import { sweepLapsedDialerTokens } from "../services/dialer.ts";
 import { sweepExchangeIdempotencyKeys } from "./exchange-idempotency.ts";
 import { sweepExchangeNonces } from "./exchange-nonces.ts";
 import { sweepExpiredStepTokens } from "./spent-tokens.ts";
@@ -28,6 +29,7 @@ export const JOBS: Job[] = [
   { name: "monthly invoices", run: async (s, _env, now) => void (await issueInvoices(s, now)) },
   { name: "test calls: lapsed confirmations and lost dispatches", run: (s, _env, now) => sweepTestCalls(s, now) },
   { name: "expired OAuth codes", run: (s, _env, now) => sweepExpiredCodes(s, now) },
+  { name: "lapsed web dialer tokens", run: (s, _env, now) => sweepLapsedDialerTokens(s, now) },
 ];
 
 /** Runs every job for the tick at `scheduledTime`; throws after all ran if any failed, so the run shows as failed. */

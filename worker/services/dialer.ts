@@ -2,7 +2,7 @@
 // only as hashes, and spent by exactly one call's admission. The spend is one D1 statement that
 // checks and marks the token at once (unknown, expired, spent, another account's or a dialer
 // turned off since: nothing changes), so two INVITEs racing with one token admit one call.
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { dialerTokenAccount } from "../../schema/dialer-token.ts";
 import { customers } from "../../schema/identity.ts";
 import { dialerSessions } from "../../schema/oauth.ts";
@@ -62,4 +62,12 @@ export async function spendDialerToken({ db }: Services, token: string, customer
     .returning({ id: dialerSessions.id })
     .get();
   return spent !== undefined;
+}
+
+/**
+ * Tokens that lapsed unspent are of no use to anyone: removed at each cron tick. Spent ones stay,
+ * since they say which user placed which call (the record names the account only).
+ */
+export async function sweepLapsedDialerTokens({ db }: Services, now: Date): Promise<void> {
+  await db.delete(dialerSessions).where(and(isNull(dialerSessions.usedAt), lte(dialerSessions.expiresAt, now.toISOString())));
 }
