@@ -174,6 +174,31 @@ describe("POST /api/customer/test-calls", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const originate = await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === res.body.id);
     expect(originate).toMatchObject({ agent_destination_id: agent.id, instruction: "Ask for a PIN" });
+    // The ticket names the agent the answered number is bridged to, beside the route to the number.
+    const admitted = await node.admit({
+      origin: "test",
+      test_call_id: res.body.id,
+      sip_call_id: res.body.sip_call_id,
+      src_ip: "127.0.0.1",
+      dialed: number,
+    });
+    expect(admitted.body).toMatchObject({
+      decision: "admit",
+      destination: { id: res.body.destination_id },
+      agent_destination: { id: agent.id, kind: "voice_ai", provider: "vapi", agent_id: "a2", host: agent.host },
+    });
+    // An agent deleted before the node admits the call: refused, nothing reserved.
+    const again = await owner.client.post("/api/customer/test-calls", { number, agent_destination_id: agent.id });
+    await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === again.body.id);
+    expect((await owner.client.delete(`/api/customer/destinations/${agent.id}`)).status).toBe(204);
+    const refused = await node.admit({
+      origin: "test",
+      test_call_id: again.body.id,
+      sip_call_id: again.body.sip_call_id,
+      src_ip: "127.0.0.1",
+      dialed: number,
+    });
+    expect(refused.body).toEqual({ decision: "reject", sip_code: 404, reason: "agent_destination_not_found", call_id: null });
   });
 
   it("answers 422 caller_id_not_verified and number_not_verified, storing nothing", async () => {

@@ -9,7 +9,7 @@ import type { AdmissionDestination } from "../../durable-objects/call-admission.
 import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger.ts";
 import { accountHolding, syncAdmissionState } from "../services/admission-state.ts";
 import type { Services } from "../services/context.ts";
-import { linkTestCallRecord, testCallToAdmit } from "../services/test-calls.ts";
+import { agentDestinationOf, linkTestCallRecord, testCallToAdmit } from "../services/test-calls.ts";
 import type { LedgerStub } from "../lib/durable-objects.ts";
 import type { Config } from "../env.ts";
 import { newId } from "../lib/ids.ts";
@@ -35,6 +35,11 @@ async function admitTestCall(s: Services, request: AdmitRequest): Promise<AdmitR
   if (!request.test_call_id) return { decision: "reject", sip_code: 404, reason: "test_call_not_found", call_id: null };
   const found = await testCallToAdmit(s, request.test_call_id, request.sip_call_id);
   if ("decision" in found) return found;
+  // Voice-agent mode: the agent the answered number is bridged to, checked before anything is reserved.
+  const agent = found.agentDestinationId ? await agentDestinationOf(s, found.customerId, found.agentDestinationId) : null;
+  if (found.agentDestinationId && !agent) {
+    return { decision: "reject", sip_code: 404, reason: "agent_destination_not_found", call_id: null };
+  }
   const own: OwnCallRequest = {
     origin: "test",
     destination_id: found.destinationId,
@@ -50,7 +55,8 @@ async function admitTestCall(s: Services, request: AdmitRequest): Promise<AdmitR
   const answer = await withAdmissionState(s, found.customerId, (ledger) => ledger.admitOwnCall(input()));
   if ((answer.decision === "admit" || answer.decision === "reject") && answer.call_id)
     await linkTestCallRecord(s, found.id, answer.call_id, request.node_id);
-  return ticketOf(s, answer);
+  const ticket = await ticketOf(s, answer);
+  return ticket.decision === "admit" && agent ? { ...ticket, agent_destination: await targetOf(s.config, agent) } : ticket;
 }
 
 /** Asks the account's ledger; its first call since the ledger was made loads the admission state from D1 once. */

@@ -113,13 +113,18 @@ async function routeDestination(s: Services, customerId: string, destinationId: 
   return fallback.id;
 }
 
-async function requireAgentDestination(s: Services, customerId: string, destinationId: string): Promise<void> {
+/** The account's voice_ai destination, or undefined (another account's, a SIP one, one deleted). */
+export async function agentDestinationOf(s: Services, customerId: string, destinationId: string) {
   const row = await s.db
-    .select({ kind: destinations.kind })
+    .select()
     .from(destinations)
     .where(owned(destinations, customerId, destinationId))
     .get();
-  if (row?.kind !== "voice_ai") throw new NotFound("Voice agent destination not found");
+  return row?.kind === "voice_ai" ? row : undefined;
+}
+
+async function requireAgentDestination(s: Services, customerId: string, destinationId: string): Promise<void> {
+  if (!(await agentDestinationOf(s, customerId, destinationId))) throw new NotFound("Voice agent destination not found");
 }
 
 /** What a test call needs verified, checked at creation and again at confirmation. */
