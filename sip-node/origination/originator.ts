@@ -10,7 +10,10 @@ import type { LiveCall } from "../control/call-reporter.ts";
 import { ProgressPoster } from "./progress.ts";
 import { TestCall, type OriginationHost } from "./test-call.ts";
 
-export type OriginatorOptions = Omit<OriginationHost, "progress" | "register" | "unregister" | "track" | "resolve" | "worker"> & {
+export type OriginatorOptions = Omit<
+  OriginationHost,
+  "progress" | "register" | "unregisterDialog" | "ended" | "track" | "resolve" | "worker"
+> & {
   worker: OriginationHost["worker"] & ConstructorParameters<typeof ProgressPoster>[0];
   dialogs: { registerOriginated(callId: string, dialog: OriginatedDialog): void; forgetOriginated(callId: string): void };
 };
@@ -29,10 +32,10 @@ export class Originator {
       ...rest,
       progress: new ProgressPoster(options.worker, options.nodeId, options.log),
       resolve: (host) => (isIP(host) ? Promise.resolve(host) : lookup(host).then((r) => r.address)),
-      register: (call, callId) => dialogs.registerOriginated(callId, dialogOf(call)),
-      unregister: (call, callId) => {
+      register: (callId, dialog) => dialogs.registerOriginated(callId, dialog),
+      unregisterDialog: (callId) => dialogs.forgetOriginated(callId),
+      ended: (call) => {
         if (this.calls.get(call.testCallId) === call) this.calls.delete(call.testCallId);
-        if (callId) dialogs.forgetOriginated(callId);
       },
       track: (work) => {
         this.work.add(work);
@@ -113,16 +116,4 @@ export class Originator {
     for (const call of this.calls.values()) if (call.ticket?.call_id === callId) return call;
     return undefined;
   }
-}
-
-/** The test call as the B2BUA routes its dialog. */
-function dialogOf(call: TestCall): OriginatedDialog {
-  return {
-    get localTag() {
-      return call.localTag;
-    },
-    onInDialogRequest: (request, tx, from) => call.onInDialogRequest(request, tx, from),
-    onRetransmitted2xx: () => call.onRetransmitted2xx(),
-    onWire: (direction, message, bytes, peer) => call.onWire(direction, message, bytes, peer),
-  };
 }

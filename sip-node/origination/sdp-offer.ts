@@ -6,7 +6,8 @@ import type { Law } from "./player.ts";
 
 const TELEPHONE_EVENT_PT = 101;
 
-export function sdpOffer(address: string, port: number): Uint8Array {
+/** Our offer; with `only`, that law alone (a bridge passes packets unchanged, so both ends must speak it). */
+export function sdpOffer(address: string, port: number, only?: { law: Law; payloadType: number }): Uint8Array {
   const family = address.includes(":") ? "IP6" : "IP4";
   const session = randomInt(2 ** 31);
   const lines = [
@@ -15,9 +16,8 @@ export function sdpOffer(address: string, port: number): Uint8Array {
     "s=call-shield test call",
     `c=IN ${family} ${address}`,
     "t=0 0",
-    `m=audio ${port} RTP/AVP 0 8 ${TELEPHONE_EVENT_PT}`,
-    "a=rtpmap:0 PCMU/8000",
-    "a=rtpmap:8 PCMA/8000",
+    `m=audio ${port} RTP/AVP ${only ? only.payloadType : "0 8"} ${TELEPHONE_EVENT_PT}`,
+    ...(only ? [`a=rtpmap:${only.payloadType} ${only.law}/8000`] : ["a=rtpmap:0 PCMU/8000", "a=rtpmap:8 PCMA/8000"]),
     `a=rtpmap:${TELEPHONE_EVENT_PT} telephone-event/8000`,
     `a=fmtp:${TELEPHONE_EVENT_PT} 0-16`,
     "a=ptime:20",

@@ -6,6 +6,7 @@
 // charges it; its progress (dialing, ringing, answered, then done, failed or cancelled) goes to
 // the Worker's test call.
 import type { AdmissionTicket, OriginateCommand, TestCallProgress } from "../../schema/node-api.ts";
+import type { OriginatedDialog } from "../b2bua/b2bua.ts";
 import { CallCredit } from "../b2bua/call-credit.ts";
 import { callLog, type CallLog } from "../b2bua/call-log.ts";
 import { CallReport, type HangupBy } from "../b2bua/call-report.ts";
@@ -21,10 +22,11 @@ import type { SipMessage, SipRequest, SipResponse } from "../sip/message.ts";
 import { parseCSeq, parseNameAddr } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
+import { AgentLeg } from "./agent-leg.ts";
 import { RtpPlayer } from "./player.ts";
 import type { ProgressPoster, ProgressStep } from "./progress.ts";
 import { programFor } from "./samples.ts";
-import { readAnswer, sdpOffer } from "./sdp-offer.ts";
+import { readAnswer, sdpOffer, type Answer } from "./sdp-offer.ts";
 import { cancelOf, newTag, requestOn, type UacDialog } from "./uac-dialog.ts";
 
 /** What a test call needs of the node. */
@@ -39,9 +41,12 @@ export type OriginationHost = {
   /** Our address for Via, Contact and the admission's src_ip. */
   local: { address: string; port: number };
   resolve(host: string): Promise<string>;
-  /** Requests inside the call's dialog, and its messages on the wire, come to it from now on. */
-  register(call: TestCall, callId: string): void;
-  unregister(call: TestCall, callId: string | null): void;
+  /** Requests inside the dialog with Call-ID `callId`, and its messages on the wire, go to `dialog` from now on. */
+  register(callId: string, dialog: OriginatedDialog): void;
+  /** The dialog ended (its late messages still reach it a little longer). */
+  unregisterDialog(callId: string): void;
+  /** The call is over (its reports and uploads may still be under way). */
+  ended(call: TestCall): void;
   /** Asks for a report to the call ledger by `atMs` (the covered talk time runs out soon after). */
   renewCredit(atMs: number): void;
   /** Work the call still does after its end (progress, reports, uploads): a draining node waits for it. */
@@ -80,6 +85,8 @@ export class TestCall {
   private invite: SipRequest | null = null;
   private lastAck: SipRequest | null = null;
   private player: RtpPlayer | null = null;
+  /** Voice-agent mode: the agent's leg, dialled once the number answers. */
+  private agent: AgentLeg | null = null;
   /** Set while admitting: how the call ends once admitted (a cancel or hang-up came first). */
   private endWhenAdmitted: Outcome | null = null;
   private authTried = false;
@@ -99,11 +106,6 @@ export class TestCall {
 
   get testCallId(): string {
     return this.command.test_call_id;
-  }
-
-  /** Our tag in the call's dialog (the From tag of our requests, the To tag of the callee's). */
-  get localTag(): string | null {
-    return this.dialog?.localTag ?? null;
   }
 
   /** Admits the call through the Worker, opens its media and sends the INVITE. */
@@ -141,13 +143,15 @@ export class TestCall {
     }
     this.admitted(admission);
     if (this.endWhenAdmitted) return this.end(this.endWhenAdmitted);
+    if (command.agent_destination_id && !admission.agent_destination) return this.end(failure(503, "no_agent_destination"));
     const recorded = admission.processing !== "relay_only";
     this.relay = await host.media.open(admission.call_id, { record: recorded, capture: recorded }).catch((err: unknown) => {
       this.log.warn(`no media: ${String(err)}`);
       return null;
     });
     if (!this.relay) return this.end(failure(503, "no_media_port"));
-    this.relay.speakAs("caller");
+    // The node speaks for the caller's side, unless a voice agent is to be bridged there.
+    if (!admission.agent_destination) this.relay.speakAs("caller");
     if (this.endWhenAdmitted) return this.end(this.endWhenAdmitted);
     await this.dial();
   }
@@ -177,7 +181,12 @@ export class TestCall {
       endpoint: { address, port: destination.port, protocol: destination.transport, serverName: destination.host },
       localSeq: 0,
     };
-    this.host.register(this, this.dialog.callId);
+    this.host.register(this.dialog.callId, {
+      localTag: this.dialog.localTag,
+      onInDialogRequest: (request, tx, from) => this.onInDialogRequest(request, tx, from),
+      onRetransmitted2xx: () => this.onRetransmitted2xx(),
+      onWire: (direction, message, bytes, peer) => this.onWire(direction, message, bytes, peer),
+    });
     this.state = "calling";
     this.sendInvite();
     this.after(this.command.ring_timeout_seconds * 1000, () => this.giveUpRinging());
@@ -188,7 +197,7 @@ export class TestCall {
     const request = requestOn(dialog, this.host.local, "INVITE", sdpOffer(this.relay!.publicAddress, this.relay!.localPort("callee")));
     if (authorization) request.headers.push(authorization);
     this.invite = request;
-    this.send(request, (response) => this.onInviteResponse(request, response));
+    this.send(request, this.dialog!.endpoint, (response) => this.onInviteResponse(request, response));
   }
 
   private onInviteResponse(request: SipRequest, response: SipResponse | null): void {
@@ -245,11 +254,51 @@ export class TestCall {
     this.credit.answered();
     this.host.media.watch(relay, () => this.hangUp("media_timeout"));
     this.progress({ status: "answered", call_id: this.ticket!.call_id, answered: true, sip_code: 200 });
+    this.after(this.ticket!.max_call_seconds * 1000, () => this.hangUpBoth("platform", "max_call_seconds"));
+    const agent = this.ticket!.agent_destination;
+    if (agent) return this.bridgeAgent(agent, answer);
     const player = new RtpPlayer(programFor(this.command), answer.law, answer.payloadType, (packet) => relay.send("caller", packet));
     this.player = player;
     player.start();
     void player.done.then(() => this.hangUpBoth("platform", "test_call_done"));
-    this.after(this.ticket!.max_call_seconds * 1000, () => this.hangUpBoth("platform", "max_call_seconds"));
+  }
+
+  /**
+   * Voice-agent mode: the agent is dialled at the relay's caller side, offered the law the number
+   * chose (the relay passes packets unchanged); the conversation lasts `seconds` at most.
+   */
+  private bridgeAgent(target: NonNullable<AdmissionTicket["agent_destination"]>, numberAnswer: Answer): void {
+    const relay = this.relay!;
+    const { command } = this;
+    this.agent = new AgentLeg(this, target, { testCallId: command.test_call_id, number: command.number, instruction: command.instruction });
+    void this.agent.dial(sdpOffer(relay.publicAddress, relay.localPort("caller"), numberAnswer));
+    this.after(command.seconds * 1000, () => this.hangUpBoth("platform", "test_call_done"));
+  }
+
+  /** The agent answered: the relay bridges it to the number. */
+  agentAnswered(answer: Answer): void {
+    this.relay?.setRemote("caller", answer.media, answer.codec);
+  }
+
+  /** The agent could not be reached: the number, already answered, is hung up and the test call fails. */
+  agentFailed(status: number, reason: string): void {
+    if (this.state !== "confirmed") return;
+    this.bye();
+    this.end({
+      status: "failed",
+      sipCode: 200,
+      reason: "agent_failed",
+      hangupBy: "platform",
+      endedBy: "platform",
+      error: `agent_failed: ${status} ${reason}`.slice(0, 200),
+    });
+  }
+
+  /** The agent hung up: so does the number, and the test call is done. */
+  agentHungUp(): void {
+    if (this.state !== "confirmed") return;
+    this.bye();
+    this.end({ status: "done", sipCode: 200, reason: "agent_hangup", hangupBy: "platform", endedBy: "platform" });
   }
 
   /** Our ACK of the callee's 2xx (RFC 3261 §13.2.2.4), kept to send again if the 2xx comes back. */
@@ -351,13 +400,13 @@ export class TestCall {
   }
 
   private sendCancel(): void {
-    if (this.invite && this.dialog) this.send(cancelOf(this.invite), () => {});
+    if (this.invite && this.dialog) this.send(cancelOf(this.invite), this.dialog.endpoint, () => {});
   }
 
   private bye(): void {
     const dialog = this.dialog;
     if (!dialog?.remoteTag) return;
-    this.send(requestOn(dialog, this.host.local, "BYE"), (response) => response && this.record("in", response));
+    this.send(requestOn(dialog, this.host.local, "BYE"), dialog.endpoint, (response) => response && this.record("in", response));
   }
 
   /** The end: final progress, the call's end reported with its media, its files handed over. `null`: already told. */
@@ -367,7 +416,9 @@ export class TestCall {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.player?.stop();
-    this.host.unregister(this, this.dialog?.callId ?? null);
+    this.agent?.hangUp();
+    if (this.dialog) this.host.unregisterDialog(this.dialog.callId);
+    this.host.ended(this);
     const endedAt = new Date();
     const ticket = this.ticket;
     if (outcome) {
@@ -413,9 +464,8 @@ export class TestCall {
     this.host.track(this.host.progress.post(this.testCallId, step));
   }
 
-  /** Sends a request of the call in a client transaction (recorded in the ladder). */
-  private send(request: SipRequest, onResponse: (response: SipResponse | null) => void): void {
-    const to = this.dialog!.endpoint;
+  /** Sends a request of the call (either dialog) in a client transaction (recorded in the ladder). */
+  send(request: SipRequest, to: Endpoint, onResponse: (response: SipResponse | null) => void): void {
     this.record("out", request, to);
     this.unanswered++;
     this.host.layer.sendRequest(request, to, (response) => {
@@ -424,7 +474,7 @@ export class TestCall {
     });
   }
 
-  private record(direction: "in" | "out", message: SipMessage, peer: Endpoint | null = this.dialog?.endpoint ?? null): void {
+  record(direction: "in" | "out", message: SipMessage, peer: Endpoint | null = this.dialog?.endpoint ?? null): void {
     if (!peer) return;
     const local = this.host.local;
     this.report.record(direction, message, direction === "in" ? peer : local, direction === "in" ? local : peer);

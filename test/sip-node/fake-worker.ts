@@ -34,6 +34,8 @@ export async function startFakeWorker(options: {
   grantedSeconds?: number;
   destination?: Partial<DestinationTarget>;
   processing?: string;
+  /** Fields of every ticket besides the defaults (a voice agent's destination, say). */
+  ticket?: Partial<AdmissionTicket>;
   admit?: (request: AdmitRequest) => AdmitResponse | undefined;
 }) {
   const admissions: AdmitRequest[] = [];
@@ -95,6 +97,7 @@ export async function startFakeWorker(options: {
           sampled: false,
           sub_customer: null,
           route: "default",
+          ...options.ticket,
         };
         tickets.push(ticket);
         return json(200, ticket);

@@ -9,10 +9,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AdmitResponse, DestinationTarget, EndedEvent, OriginateCommand } from "../../schema/node-api.ts";
+import { readFileSync } from "node:fs";
+import type { AdmissionTicket, AdmitResponse, DestinationTarget, EndedEvent, OriginateCommand } from "../../schema/node-api.ts";
 import { parseWav } from "../../schema/wav.ts";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
-import { ULAW_TO_PCM } from "../../sip-node/media/g711.ts";
+import { ALAW_TO_PCM, ULAW_TO_PCM } from "../../sip-node/media/g711.ts";
+import { readPcap } from "../../sip-node/media/pcap.ts";
 import { startSipNode, type SipNode } from "../../sip-node/node.ts";
 import { BYTES_PER_SECOND, sample } from "../../sip-node/origination/samples.ts";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
@@ -27,7 +29,12 @@ afterEach(async () => {
   node = worker = null;
 });
 
-type Options = { destination?: Partial<DestinationTarget>; processing?: string; admit?: (r: any) => AdmitResponse | undefined };
+type Options = {
+  destination?: Partial<DestinationTarget>;
+  processing?: string;
+  ticket?: Partial<AdmissionTicket>;
+  admit?: (r: any) => AdmitResponse | undefined;
+};
 
 async function start(options: Options = {}) {
   const destinationPort = await freeUdpPort();
@@ -192,6 +199,70 @@ describe("a test call the node places", () => {
     expect((await far).code).toBe(0);
     expect(final(w, asked.test_call_id)).toMatchObject({ status: "failed", answered: true, error: "node_drain", ended_by: "platform" });
     expect(ended(w)).toMatchObject({ end_reason: "node_drain", hangup_by: "platform", sip_code: 200 });
+  });
+
+  it("voice-agent mode: bridges the answered number to the voice-AI destination, which is told the test call and the instruction", async () => {
+    const agentPort = await freeUdpPort();
+    const agent: DestinationTarget = {
+      id: randomUUID(),
+      host: "127.0.0.1",
+      port: agentPort,
+      transport: "udp",
+      kind: "voice_ai",
+      provider: null,
+      agent_id: "agent-7",
+      tech_prefix: null,
+      auth: null,
+    };
+    const { destinationPort, w } = await start({ processing: "full", ticket: { agent_destination: agent } });
+    // The agent speaks (sipp's A-law speech); the number echoes what reaches it.
+    const speech = "/usr/share/sip-tester/g711a.pcap";
+    const talking = uas("uas-media.xml", agentPort, false, { AUDIO: speech });
+    const number = uas("uas-hungup-pcma.xml", destinationPort, false, {}, 1, ["-rtp_echo"]);
+    await pause(200);
+    const asked = command({ seconds: 3, agent_destination_id: agent.id, instruction: "Ask whether the route sounds clear." });
+    node!.originator.originate(asked);
+    expect((await number).code).toBe(0);
+    expect((await talking).code).toBe(0);
+    const done = await w.until(() => final(w, asked.test_call_id));
+    expect(done).toMatchObject({ status: "done", answered: true, ended_by: "platform" });
+    expect(done.talk_seconds).toBeGreaterThanOrEqual(2.9);
+    expect(done.talk_seconds).toBeLessThan(4);
+
+    const ticket = w.tickets[0]!;
+    const path = await w.until(() => w.uploads.find((u) => u.includes(`/calls/${ticket.call_id}/media/recording.wav`)));
+    const audio = parseWav(new Uint8Array(w.uploaded.get(path)!));
+    const spoken = Int16Array.from(
+      readPcap(readFileSync(speech)).flatMap((p) => [...p.payload.subarray(12)].map((b) => ALAW_TO_PCM[b]!)),
+    ).subarray(4_000, 5_000);
+    // The agent on the left; on the right what the number received from it (echoed back).
+    expect(
+      indexOfSamples(
+        audio.samples.filter((_, i) => i % 2 === 0),
+        spoken,
+      ),
+    ).toBeGreaterThanOrEqual(0);
+    expect(
+      indexOfSamples(
+        audio.samples.filter((_, i) => i % 2 === 1),
+        spoken,
+      ),
+    ).toBeGreaterThanOrEqual(0);
+    // The agent's INVITE, in the call's SIP log, names the agent, the test call and the instruction.
+    const log = await w.until(() => w.uploads.find((u) => u.includes(`/calls/${ticket.call_id}/media/sip-log.jsonl`)));
+    const invites = w.uploaded
+      .get(log)!
+      .toString("utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .filter((l) => l.direction === "out" && l.method === "INVITE");
+    expect(invites.map((l) => l.first_line)).toEqual([
+      expect.stringContaining("INVITE sip:14155550123@127.0.0.1:"),
+      expect.stringContaining(`INVITE sip:agent-7@127.0.0.1:${agentPort}`),
+    ]);
+    expect(invites[1].raw).toContain(`X-Call-Shield-Test-Call: ${asked.test_call_id}`);
+    expect(invites[1].raw).toContain("X-Call-Shield-Instruction: Ask whether the route sounds clear.");
   });
 
   it.each([
