@@ -61,6 +61,7 @@ const base = api.base;
 services.push(startSipNode(base));
 watch(services.at(-1));
 const demo = await demoAccount(base);
+if (SIP_WS) enableDemoDialer(demo.email);
 const exchange = demoExchange(base);
 console.log(`
   API        ${base}/api   (explorer: ${base}/api/docs)
@@ -72,7 +73,7 @@ console.log(`
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} ${base}/exchange/buyers/esim/countries
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -d country=FRANCE -d data_GB=5 ${base}/exchange/buyers/esim/market
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -H 'Idempotency-Key: "order-1"' -d i_account=${exchange.buyer.i_account} -d i_esim_package=<i_esim_package> ${base}/exchange/buyers/esim/purchase
-  SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)${SIP_WS ? `\n  Web dialer ${base}/dialer   (over ${SIP_WSS ? "wss" : "ws"}://${SIP_HOST}:${SIP_WS_PORT}; the account's dialer must be on)` : ""}
+  SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)${SIP_WS ? `\n  Web dialer ${base}/dialer   (over ${SIP_WSS ? "wss" : "ws"}://${SIP_HOST}:${SIP_WS_PORT}; on for the demo account)` : ""}
   Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
   Ctrl-C stops everything.
 `);
@@ -217,6 +218,19 @@ function ensureDevVars() {
   if (missing.length === 0) return;
   const separator = text === "" || text.endsWith("\n") ? "" : "\n";
   writeFileSync(path, `${text}${separator}${missing.map((name) => `${name}=${secret()}\n`).join("")}`, { mode: 0o600 });
+}
+
+/**
+ * The demo account may use the web dialer (an account's dialer is the platform's to turn on; here
+ * local D1 is written directly, beside the running Worker).
+ */
+function enableDemoDialer(email) {
+  const child = spawn(
+    "wrangler",
+    ["d1", "execute", "DB", "--local", "--command", `UPDATE customers SET dialer_enabled = 1 WHERE email = '${email.replace(/'/g, "''")}'`],
+    { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" }, stdio: "ignore" },
+  );
+  child.on("exit", (code) => code !== 0 && console.error(`could not turn the web dialer on for ${email} (wrangler exited ${code})`));
 }
 
 /** The demo account: created on first start, its credentials kept in .wrangler/ beside local D1. */

@@ -85,6 +85,45 @@ describe("npm start", () => {
     expect((await bundle.text()).length).toBeGreaterThan(100_000);
   });
 
+  it("serves the web dialer: its page and JsSIP, a token for the demo account, the node's SIP WebSocket on loopback", async () => {
+    const [, dialerPage, wsUrl] = await app.waitForOutput(/Web dialer (\S+) +\(over (ws:\/\/\S+);/, 5_000);
+    expect(dialerPage).toBe(`${base}/dialer`);
+    const page = await fetch(dialerPage!);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain(`connect-src 'self' ${wsUrl}`);
+    const jssip = await fetch(`${base}/dialer-assets/vendor/jssip.js`);
+    expect(jssip.status).toBe(200);
+    expect(await jssip.text()).toContain("JsSIP");
+
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(demo),
+    });
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    // npm start turns the demo account's dialer on beside the running Worker: a moment after the banner.
+    let session: Response | null = null;
+    for (let i = 0; i < 40 && session?.status !== 200; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+      session = await fetch(`${base}/api/customer/dialer/session`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+    }
+    expect(session!.status).toBe(200);
+    expect(((await session!.json()) as { websocket_url: string }).websocket_url).toBe(wsUrl);
+
+    const socket = new WebSocket(wsUrl!, "sip");
+    const reply = new Promise<string>((resolve, reject) => {
+      socket.onmessage = (event) => resolve(String(event.data));
+      socket.onerror = () => reject(new Error("the SIP WebSocket did not open"));
+    });
+    await new Promise((resolve) => (socket.onopen = resolve));
+    socket.send(
+      "OPTIONS sip:127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/WS e2e.invalid;branch=z9hG4bKe2e1\r\nMax-Forwards: 70\r\n" +
+        "From: <sip:e2e@e2e.invalid>;tag=1\r\nTo: <sip:127.0.0.1>\r\nCall-ID: e2e-options\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n",
+    );
+    expect(await reply).toMatch(/^SIP\/2\.0 403 /);
+    socket.close();
+  });
+
   it("stops every process on Ctrl-C", async () => {
     process.kill(-app.child.pid!, "SIGINT");
     // npm itself ends by the signal, as after Ctrl-C in a terminal; our script ends cleanly.
