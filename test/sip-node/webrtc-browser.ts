@@ -37,6 +37,8 @@ export class NodeBrowser {
   readonly heard: Int16Array[] = [];
   /** Packets heard after decryption (payload type, sequence number, payload). */
   readonly decrypted: Array<{ pt: number; seq: number; payload: Buffer }> = [];
+  /** Packets sent before encryption, by sequence number (with keepWire). */
+  readonly sentClear = new Map<number, Buffer>();
   /** Datagrams as they crossed the browser's socket: in (from the node) and out (to it). */
   readonly wire: { in: Buffer[]; out: Buffer[] } = { in: [], out: [] };
   private codec: BrowserCodecChoice = "opus";
@@ -160,6 +162,7 @@ export class NodeBrowser {
 
   private send(payload: Buffer, timestamp: number, marker: boolean): void {
     this.seq = (this.seq + 1) & 0xffff;
+    if (this.keepWire) this.sentClear.set(this.seq, payload);
     const header = new RtpHeader({ sequenceNumber: this.seq, timestamp, marker, payloadType: 0 });
     void this.transceiver.sender.sendRtp(new RtpPacket(header, payload));
   }
