@@ -185,6 +185,35 @@ describe("a call from a browser", () => {
     expect(call.qos?.caller?.packets ?? 0).toBeGreaterThan(20);
   });
 
+  it("keeps the browser's WebRTC session as it is: the destination's re-INVITE is answered by the node, the browser's refused 488", async () => {
+    const token = await mint(account);
+    const destination = uas("uas-dialer-reinvite.xml", uasPort);
+    await pause(300);
+    const browser = await NodeBrowser.offer();
+    const client = await SipSocket.open();
+    const callId = client.request("INVITE", { token, sdp: browser.offerSdp });
+    const ok = await client.final(callId);
+    expect(statusOf(ok)).toBe(200);
+    await browser.accept(bodyOf(ok));
+    const toTag = /^To:.*;tag=([^;\s]+)/im.exec(ok)![1]!;
+    client.request("ACK", { callId, toTag });
+    for (let frame = 0; frame < 40; frame++) {
+      browser.sendFrame(new Int16Array(160).fill(1000));
+      await pause(20);
+    }
+    // Nothing of the destination's refresh reached the browser.
+    expect(client.received.filter((m) => m.startsWith("INVITE "))).toEqual([]);
+    client.request("INVITE", { callId, toTag, cseq: 2, sdp: browser.offerSdp });
+    const refused = await client.next((m) => /^SIP\/2\.0 488 /.test(m) && /CSeq: 2 INVITE/.test(m));
+    expect(refused).toContain(callId);
+    client.request("BYE", { callId, toTag, cseq: 3 });
+    expect(statusOf(await client.final(callId, "BYE"))).toBe(200);
+    const sipp = await destination;
+    expect(sipp.code, sipp.output).toBe(0);
+    await browser.close();
+    client.close();
+  });
+
   it("is refused before any media port is taken when the token is spent, expired or another account's", async () => {
     const client = await SipSocket.open();
     const spent = await mint(account);
