@@ -10,9 +10,16 @@ import { ORIGIN } from "./client.ts";
 export const MCP_RESOURCE = `${ORIGIN}/api/mcp`;
 export const ALL_SCOPES = ["calls:read", "config:write", "test_calls"];
 
-/** fetch, answered by the Worker under test. */
-export const workerFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
-  exports.default.fetch(new Request(input, init));
+/**
+ * fetch, answered by the Worker under test, from a documentation-range address unless the request
+ * names one (registrations and sign-ins are throttled per source address).
+ */
+export function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  if (!request.headers.has("CF-Connecting-IP"))
+    request.headers.set("CF-Connecting-IP", `198.51.100.${Math.floor(Math.random() * 254) + 1}`);
+  return exports.default.fetch(request);
+}
 
 /** oauth4webapi's options: its HTTP goes to the Worker. */
 export const viaWorker = { [oauth.customFetch]: workerFetch } as const;

@@ -117,6 +117,20 @@ describe("dynamic client registration", () => {
     expect(row!.client_secret_hash).not.toContain(confidential.client_secret as string);
   });
 
+  it("takes 30 registrations an hour from one address, then answers 429 with Retry-After", async () => {
+    const register = () =>
+      workerFetch(`${ORIGIN}/api/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "CF-Connecting-IP": "203.0.113.77" },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      });
+    for (let i = 0; i < 30; i++) expect((await register()).status).toBe(201);
+    const refused = await register();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await refused.json()).error).toBe("temporarily_unavailable");
+  });
+
   it("refuses a redirect URI on plain http off loopback, and an unknown scope", async () => {
     const as = await discover();
     expect(await oauthErrorOf(registerClient(as, { redirect_uris: ["http://agent.example/cb"] }))).toBe("invalid_redirect_uri");
@@ -312,6 +326,29 @@ describe("the code flow", () => {
     ]);
     expect(approved.status).toBe(302);
     expect(new URL(approved.headers.get("location")!).searchParams.get("code")).toEqual(expect.any(String));
+  });
+
+  it("sends a two-factor account to the portal instead of taking its password alone", async () => {
+    const owner = await createAccount();
+    await env.DB.prepare("UPDATE customers SET twofa_enabled = 1 WHERE id = ?").bind(owner.account.id).run();
+    const as = await discover();
+    const client = await registerClient(as);
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    });
+    const jar = new CookieJar();
+    const page = await workerFetch(url, { redirect: "manual" });
+    jar.take(page);
+    const fields = Object.entries(hiddenFields(await page.text()));
+    const res = await postForm(`${ORIGIN}/api/oauth/authorize`, jar, [...fields, ["email", owner.email], ["password", owner.password]]);
+    const html = await res.text();
+    expect(html).toContain("second factor");
+    expect(html).not.toContain('value="approve"');
+    // The portal, where the person signed in with their passkey, posts its session's token.
+    const viaPortal = await postForm(`${ORIGIN}/api/oauth/authorize`, jar, [...fields, ["access_token", owner.token]]);
+    expect(await viaPortal.text()).toContain('value="approve"');
   });
 
   it("forgets expired codes at the cron's sweep; a code exchanged late is invalid_grant", async () => {
