@@ -53,6 +53,14 @@ const progress = (id: string, body: Record<string, unknown>) =>
   node.post(`/test-calls/${id}/progress`, { node_id: NODE_ID, at: new Date().toISOString(), ...body });
 
 describe("POST /api/customer/test-calls", () => {
+  // First in the file: no fake node of an earlier test can still be on the hub.
+  it("fails naming no_sip_node when no SIP node is connected", async () => {
+    const { owner } = await readyAccount();
+    const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550124" });
+    expect(res.status).toBe(202);
+    expect(await untilStatus(owner, res.body.id, "failed")).toMatchObject({ error: "no_sip_node" });
+  });
+
   it("answers 202 queued with the defaults, sends originate through a node and moves to dialing", async () => {
     const { owner, destination } = await readyAccount();
     const fake = await connect("tc-node-a");
@@ -84,13 +92,6 @@ describe("POST /api/customer/test-calls", () => {
     });
     const dialing = await untilStatus(owner, res.body.id, "dialing");
     expect(dialing.error).toBeNull();
-  });
-
-  it("fails naming no_sip_node when no SIP node is connected", async () => {
-    const { owner } = await readyAccount();
-    const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550124" });
-    expect(res.status).toBe(202);
-    expect(await untilStatus(owner, res.body.id, "failed")).toMatchObject({ error: "no_sip_node" });
   });
 
   it("fails naming node_timeout when the node does not take it within 5 s", async () => {

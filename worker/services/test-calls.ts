@@ -277,7 +277,10 @@ export async function dispatchTestCall(s: Services, row: TestCallRow, code?: str
     ...(row.agentDestinationId ? { agent_destination_id: row.agentDestinationId } : {}),
     ...(row.instruction ? { instruction: row.instruction } : {}),
   };
-  const outcome = await s.hub.command(command, ORIGINATE_TIMEOUT_MS);
+  // A hub that fails outright (a socket closing under it) is a failed dispatch, never a test call left queued.
+  const outcome = await s.hub
+    .command(command, ORIGINATE_TIMEOUT_MS)
+    .catch((err: unknown) => ({ ok: false as const, error: `hub: ${err instanceof Error ? err.message : String(err)}` }));
   const queued = { ...row, status: "queued" };
   if (outcome.ok) {
     const moved = await advance(s, queued, { status: "dialing", nodeId: outcome.nodeId ?? null });
@@ -289,7 +292,8 @@ export async function dispatchTestCall(s: Services, row: TestCallRow, code?: str
         .where(eq(testCalls.id, row.id));
     }
   } else {
-    const error = (WHY[outcome.error] ?? `node_refused: ${outcome.error}`).slice(0, 200);
+    const reason = WHY[outcome.error] ?? (outcome.error.startsWith("hub: ") ? outcome.error : `node_refused: ${outcome.error}`);
+    const error = reason.slice(0, 200);
     await advance(s, queued, { status: "failed", error });
   }
 }
