@@ -128,7 +128,7 @@ describe("dynamic client registration", () => {
     const refused = await register();
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
-    expect((await refused.json()).error).toBe("temporarily_unavailable");
+    expect(((await refused.json()) as { error: string }).error).toBe("temporarily_unavailable");
   });
 
   it("refuses a redirect URI on plain http off loopback, and an unknown scope", async () => {
