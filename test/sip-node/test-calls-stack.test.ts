@@ -78,13 +78,17 @@ async function until<T>(what: string | (() => string), check: () => Promise<T | 
 
 const FINAL = ["done", "failed", "cancelled", "expired"];
 
-/** The test call once over, and its call record once analysed (or once its recording is in, without `analysed`). */
-async function finished(account: Awaited<ReturnType<typeof accountWithKey>>, id: string, analysed = false) {
-  const testCall = await until("the test call's end", async () => {
+/** The test call once over. */
+async function testCallEnd(account: Awaited<ReturnType<typeof accountWithKey>>, id: string) {
+  return until("the test call's end", async () => {
     const { body } = await account.api(`/api/customer/test-calls/${id}`);
     return FINAL.includes(body.status) && body;
   });
-  if (!testCall.call_id) return { testCall, call: null };
+}
+
+/** The test call once over, and its call record once its recording is in (and, with `analysed`, once analysed). */
+async function finished(account: Awaited<ReturnType<typeof accountWithKey>>, id: string, analysed = false) {
+  const testCall = await testCallEnd(account, id);
   let last: unknown = null;
   const call = await until(
     () => `the call record (last seen: ${JSON.stringify(last)})`,
@@ -134,6 +138,32 @@ describe("a test call through the stack", () => {
     const at = right.findIndex((_, i) => announced.every((s, j) => right[i + j] === s));
     expect(at).toBeGreaterThanOrEqual(0);
   }, 120_000);
+
+  it("fails with the far end's busy (486) and its reason", async () => {
+    const port = await freeUdpPort();
+    const account = await accountWithKey(port);
+    const far = uas("uas-busy.xml", port);
+    await pause(200);
+    const placed = await account.api("/api/customer/test-calls", { number: "+14155550123", seconds: 5 });
+    const testCall = await testCallEnd(account, placed.body.id);
+    expect((await far).code).toBe(0);
+    expect(testCall).toMatchObject({ status: "failed", answered: false, sip_code: 486, sip_reason: "Busy Here", ended_by: "callee" });
+  }, 60_000);
+
+  it("is cancelled while it rings: the far end gets CANCEL through the NodeHub, the test call reads cancelled", async () => {
+    const port = await freeUdpPort();
+    const account = await accountWithKey(port);
+    const far = uas("uas-ring.xml", port);
+    await pause(200);
+    const placed = await account.api("/api/customer/test-calls", { number: "+14155550123", seconds: 5 });
+    await until("ringing", async () => (await account.api(`/api/customer/test-calls/${placed.body.id}`)).body.status === "ringing");
+    const cancelled = await account.api(`/api/customer/test-calls/${placed.body.id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe("cancelled");
+    // The scenario passes only once it has received the CANCEL.
+    expect((await far).code).toBe(0);
+    expect(await testCallEnd(account, placed.body.id)).toMatchObject({ status: "cancelled", answered: false });
+  }, 60_000);
 
   it("plays the scam sample to a verified number (verified by a call that speaks the code), and the screening flags it", async () => {
     const port = await freeUdpPort();
