@@ -219,6 +219,20 @@ describe("POST /api/customer/test-calls", () => {
     expect(await testCallRows(owner.account.id)).toEqual([]);
   });
 
+  it("answers 429 past 30 test calls an account per hour, storing nothing", async () => {
+    const { owner } = await readyAccount();
+    const services = testServices();
+    expect(services.config.TEST_CALLS_PER_HOUR).toBe(30);
+    // The hour's first 29, counted as the requests would count them.
+    for (let i = 0; i < 29; i++) await services.limiter(`test-calls:${owner.account.id}`).hit(services.config.TEST_CALLS_PER_HOUR, 3600);
+    expect((await owner.client.post("/api/customer/test-calls", { number: "+14155550129" })).status).toBe(202);
+    const refused = await owner.client.post("/api/customer/test-calls", { number: "+14155550129" });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ detail: "too_many_test_calls" });
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await testCallRows(owner.account.id)).toHaveLength(1);
+  });
+
   it("answers 422 naming the field for bad input, storing nothing", async () => {
     const { owner } = await readyAccount();
     const cases: [Record<string, unknown>, string][] = [
