@@ -169,6 +169,7 @@ export class TestCall {
     const destination = ticket.destination;
     const address = await this.host.resolve(destination.host).catch(() => null);
     if (this.state === "ended") return;
+    if (this.endWhenAdmitted) return this.end(this.endWhenAdmitted);
     if (!address) return this.end(failure(502, "destination_unresolvable"));
     const port = destination.port === 5060 ? "" : `:${destination.port}`;
     this.dialog = {
@@ -324,6 +325,8 @@ export class TestCall {
       if (body) {
         response.body = body;
         response.headers.push(["Content-Type", "application/sdp"]);
+        const transport = from.protocol === "udp" ? "" : `;transport=${from.protocol}`;
+        response.headers.push(["Contact", `<sip:${this.host.local.address}:${this.host.local.port}${transport}>`]);
       }
       tx.respond(response);
       this.record("out", response, from);
