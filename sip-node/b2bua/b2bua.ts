@@ -81,6 +81,7 @@ export class B2bua implements TransactionUser {
 
   attach(layer: TransactionLayer): void {
     this.layer = layer;
+    layer.transport.onDisconnect?.((peer) => this.callerGone(peer));
     // Nothing the node starts goes to a private, loopback or link-local address unless allowed.
     layer.destinationFilter = (to) => this.options.media.peers.allows(to.address);
     // On the callee's leg we are the UAC: our tag is the From tag of its responses.
@@ -129,6 +130,11 @@ export class B2bua implements TransactionUser {
     const session = this.sessionOf(callId);
     if (!session) throw new Error("this node does not carry that call");
     return session.transfer(target, mode);
+  }
+
+  /** A browser's WebSocket closed: its calls are ended now rather than when their media times out. */
+  private callerGone(peer: Endpoint): void {
+    for (const session of [...this.sessions]) if (session.isCaller(peer)) session.hangUp("websocket_closed");
   }
 
   /** Every admitted call this node carries now, with its account (the heartbeat's `live`). */

@@ -57,6 +57,12 @@ export class CallSession {
     return this.call.ticket;
   }
 
+  /** Whether `peer` is this call's caller (same address, port and transport). */
+  isCaller(peer: Endpoint): boolean {
+    const caller = this.call.caller;
+    return caller.protocol === peer.protocol && caller.port === peer.port && caller.address === peer.address;
+  }
+
   /** Whether `invite` is the caller's INVITE that started this call (or a retransmission of it: the same Via). */
   startedBy(invite: SipMessage): boolean {
     return header(invite, "Via") === header(this.call.invite, "Via");

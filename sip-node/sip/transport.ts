@@ -32,6 +32,8 @@ export interface Transport {
   ): void;
   /** Stream transports report a connection they opened that failed (refused, TLS refused, reset). */
   onSendFailure?(handler: (to: Endpoint, reason: string) => void): void;
+  /** A peer that cannot be dialled back (a browser on a WebSocket) closed its connection. */
+  onDisconnect?(handler: (peer: Endpoint) => void): void;
   /** Stream transports accept a connection only from an address `filter` admits. */
   admitConnections?(filter: (address: string) => boolean): void;
   close(): Promise<void>;
@@ -69,6 +71,10 @@ export class TransportSet implements Transport {
 
   onSendFailure(handler: (to: Endpoint, reason: string) => void): void {
     for (const stream of Object.values(this.streams)) stream.onSendFailure?.(handler);
+  }
+
+  onDisconnect(handler: (peer: Endpoint) => void): void {
+    for (const stream of Object.values(this.streams)) stream.onDisconnect?.(handler);
   }
 
   admitConnections(filter: (address: string) => boolean): void {

@@ -45,6 +45,7 @@ export class WsTransport implements Transport {
   private onMessage: (message: SipMessage, from: Endpoint) => void = () => {};
   private onInvalid: (error: SipParseError, from: Endpoint) => void = () => {};
   private onFailure: (to: Endpoint, reason: string) => void = () => {};
+  private onGone: (peer: Endpoint) => void = () => {};
   private closed = false;
 
   private constructor(server: Server, options: WsListenOptions, port: number) {
@@ -105,6 +106,8 @@ export class WsTransport implements Transport {
     socket.on("error", () => socket.terminate());
     socket.on("close", () => {
       if (this.connections.get(key) === socket) this.connections.delete(key);
+      // Its calls cannot reach it any more (a browser is never dialled back): the node ends them.
+      if (!this.closed) this.onGone(from);
       const left = (this.perSource.get(source) ?? 1) - 1;
       if (left <= 0) this.perSource.delete(source);
       else this.perSource.set(source, left);
@@ -159,6 +162,10 @@ export class WsTransport implements Transport {
 
   onSendFailure(handler: (to: Endpoint, reason: string) => void): void {
     this.onFailure = handler;
+  }
+
+  onDisconnect(handler: (peer: Endpoint) => void): void {
+    this.onGone = handler;
   }
 
   /** How many browsers are connected now. */

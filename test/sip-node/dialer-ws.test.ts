@@ -214,6 +214,30 @@ describe("a call from a browser", () => {
     client.close();
   });
 
+  it("ends at once when the browser's WebSocket closes without a BYE (a closed tab)", async () => {
+    const token = await mint(account);
+    const destination = uas("uas.xml", uasPort);
+    await pause(300);
+    const browser = await NodeBrowser.offer();
+    const client = await SipSocket.open();
+    const callId = client.request("INVITE", { token, sdp: browser.offerSdp });
+    const ok = await client.final(callId);
+    expect(statusOf(ok)).toBe(200);
+    await browser.accept(bodyOf(ok));
+    client.request("ACK", { callId, toTag: /^To:.*;tag=([^;\s]+)/im.exec(ok)![1]! });
+    await pause(300);
+    const closedAt = Date.now();
+    client.close();
+    // The destination is sent its BYE (its scenario ends with it) long before the media timeout.
+    const sipp = await destination;
+    expect(sipp.code, sipp.output).toBe(0);
+    expect(Date.now() - closedAt).toBeLessThan(3_000);
+    await browser.close();
+    const call = await endedCall(account);
+    expect(call).toMatchObject({ id: headerOf(ok, "X-Call-Id"), origin: "dialer", end_reason: "websocket_closed", hangup_by: "platform" });
+    expect(stack.node.media.ports.used).toBe(0);
+  });
+
   it("is refused before any media port is taken when the token is spent, expired or another account's", async () => {
     const client = await SipSocket.open();
     const spent = await mint(account);
