@@ -102,6 +102,22 @@ async function finished(account: Awaited<ReturnType<typeof accountWithKey>>, id:
   return { testCall, call };
 }
 
+/**
+ * Verifies `number` as a person would: the platform calls it (sipp at `port` answers and hangs up)
+ * and speaks a six-digit code, which the owner enters.
+ */
+async function verify(account: Awaited<ReturnType<typeof accountWithKey>>, port: number, number: string): Promise<void> {
+  const answering = uas("uas-bye.xml", port);
+  await pause(200);
+  const added = await account.api("/api/customer/verified-numbers", { number });
+  expect(added.status, JSON.stringify(added.body)).toBe(201);
+  expect((await answering).code).toBe(0);
+  const spoken = commands.find((c) => c.number.endsWith(number.slice(1)) && c.speech === "verification_code");
+  expect(spoken?.code).toMatch(/^[0-9]{6}$/);
+  const verified = await account.api(`/api/customer/verified-numbers/${added.body.id}/verify`, { code: spoken!.code });
+  expect(verified.body).toMatchObject({ verified: true });
+}
+
 describe("a test call through the stack", () => {
   it("rings the number through the account's destination, plays the samples and reads done, with a recorded call of origin test", async () => {
     const port = await freeUdpPort();
@@ -169,16 +185,7 @@ describe("a test call through the stack", () => {
     const port = await freeUdpPort();
     const account = await accountWithKey(port);
 
-    // The verification call: the platform speaks a six-digit code to the number, whose owner enters it.
-    const answering = uas("uas-bye.xml", port);
-    await pause(200);
-    const added = await account.api("/api/customer/verified-numbers", { number: "+14155550177" });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
-    expect((await answering).code).toBe(0);
-    const spoken = commands.find((c) => c.number.endsWith("14155550177") && c.speech === "verification_code");
-    expect(spoken?.code).toMatch(/^[0-9]{6}$/);
-    const verified = await account.api(`/api/customer/verified-numbers/${added.body.id}/verify`, { code: spoken!.code });
-    expect(verified.body).toMatchObject({ verified: true });
+    await verify(account, port, "+14155550177");
 
     const far = uas("uas.xml", port);
     await pause(200);
@@ -190,5 +197,37 @@ describe("a test call through the stack", () => {
     expect(testCall).toMatchObject({ status: "done", answered: true });
     expect(call).toMatchObject({ origin: "test", analysis_status: "done" });
     expect(["block", "review"]).toContain(call.analysis.recommendation);
+  }, 120_000);
+  it("voice-agent mode: bridges a verified number to the account's voice-AI destination", async () => {
+    const port = await freeUdpPort();
+    const agentPort = await freeUdpPort();
+    const account = await accountWithKey(port);
+    await verify(account, port, "+14155550188");
+    const agent = await account.call("/api/customer/destinations", {
+      body: { kind: "voice_ai", provider: "vapi", host: "127.0.0.1", port: agentPort, agent_id: "agent-7", label: "agent" },
+    });
+    expect(agent.kind, JSON.stringify(agent)).toBe("voice_ai");
+
+    // The agent speaks (sipp's A-law speech); the number echoes what reaches it.
+    const speech = "/usr/share/sip-tester/g711a.pcap";
+    const talking = uas("uas-media.xml", agentPort, false, { AUDIO: speech });
+    const number = uas("uas-hungup-pcma.xml", port, false, {}, 1, ["-rtp_echo"]);
+    await pause(200);
+    const placed = await account.api("/api/customer/test-calls", {
+      number: "+14155550188",
+      seconds: 5,
+      agent_destination_id: agent.id,
+      instruction: "Ask whether the route sounds clear.",
+    });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(202);
+    const { testCall, call } = await finished(account, placed.body.id);
+    expect((await number).code).toBe(0);
+    expect((await talking).code).toBe(0);
+    expect(testCall).toMatchObject({ status: "done", answered: true, ended_by: "platform" });
+    expect(testCall.talk_seconds).toBeGreaterThanOrEqual(4.8);
+    expect(call).toMatchObject({ origin: "test", recording_available: true });
+    // Both ways: the agent's packets reached the number (and came back echoed).
+    expect(call.qos.caller.packets).toBeGreaterThan(100);
+    expect(call.qos.callee.packets).toBeGreaterThan(100);
   }, 120_000);
 });
