@@ -30,6 +30,7 @@ afterEach(async () => {
 });
 
 type Options = {
+  grantedSeconds?: number;
   destination?: Partial<DestinationTarget>;
   processing?: string;
   ticket?: Partial<AdmissionTicket>;
@@ -263,6 +264,20 @@ describe("a test call the node places", () => {
     ]);
     expect(invites[1].raw).toContain(`X-Call-Shield-Test-Call: ${asked.test_call_id}`);
     expect(invites[1].raw).toContain("X-Call-Shield-Instruction: Ask whether the route sounds clear.");
+  });
+
+  it("is cut at the talk time the credit covers, as any call (credit_exhausted)", async () => {
+    const { destinationPort, w } = await start({ grantedSeconds: 1 });
+    const far = uas("uas-hungup.xml", destinationPort);
+    await pause(200);
+    const asked = command({ seconds: 30 });
+    node!.originator.originate(asked);
+    expect((await far).code).toBe(0);
+    const cut = await w.until(() => final(w, asked.test_call_id));
+    expect(cut).toMatchObject({ status: "failed", answered: true, error: "credit_exhausted", ended_by: "platform" });
+    expect(cut.talk_seconds).toBeGreaterThanOrEqual(0.9);
+    expect(cut.talk_seconds).toBeLessThan(2);
+    expect(await w.until(() => ended(w))).toMatchObject({ end_reason: "credit_exhausted", sip_code: 200 });
   });
 
   it.each([
