@@ -4,7 +4,8 @@
 // answers, sends a DTMF digit and hangs up from the page. The UAS's media socket captures what
 // reached it (saved as test-results/dialer-uas.pcap): RTP whose decoded audio correlates with the
 // WAV, and the digit as an RFC 4733 event. The call's recording holds the browser's audio on the
-// caller channel, its record says origin dialer and shows the charge and the digit.
+// caller channel, its record says origin dialer and shows the charge and the digit. Signing in
+// with e-mail and password works too, and an account whose dialer is off is told so.
 import { createSocket, type Socket } from "node:dgram";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -143,6 +144,33 @@ afterAll(async () => {
 });
 
 describe("the web dialer in Chromium", () => {
+  it("signs in with e-mail and password, and says why when it cannot", async () => {
+    const email = `dialer-${Date.now().toString(36)}@carrier.test`;
+    const signup = await fetch(`${stack.api}/api/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "dialer page password 1", accept_terms: true }),
+    });
+    expect(signup.status).toBe(201);
+    const page = await browser.newPage();
+    await page.goto(`${stack.api}/dialer`);
+    await page.waitForSelector("#sign-in:not([hidden])");
+    await page.fill("#email", email);
+    await page.fill("#password", "not the password");
+    await page.click("#sign-in button");
+    await page.waitForSelector("#sign-in-error:not([hidden])");
+    await page.fill("#password", "dialer page password 1");
+    await page.click("#sign-in button");
+    await page.waitForSelector("#dialer:not([hidden])");
+    expect(await page.textContent("#who")).toContain(email);
+    // This account's dialer is off: no token, and the page says so.
+    await page.fill("#number", "14155550123");
+    await page.click("#call");
+    await page.waitForSelector('#status[data-state="error"]');
+    expect(await page.textContent("#status")).toBe("The web dialer is not enabled for this account.");
+    await page.close();
+  });
+
   it("calls through the node: the browser's audio reaches the destination and the recording, DTMF too; hung up from the page, charged, origin dialer", async () => {
     const destination: Promise<SippResult> = uas("uas-dialer.xml", uasPort, false, { RTP_PORT: String(media.address().port) });
     await pause(300);
