@@ -157,8 +157,12 @@ export class WebRtcLeg {
     const pc = new RTCPeerConnection({
       codecs: { audio: browserCodecs(options.preferG711 ?? false), video: [] },
       headerExtensions: { audio: [], video: [] },
-      // One host candidate: the node's public address, its socket bound at the RTP bind address
-      // on a port of the RTP range. No interface enumeration, no STUN, no TURN, no TCP.
+      // ICE-lite (RFC 8445 §2.5), as servers with a public address do: one host candidate, the
+      // node's public address, its socket bound at the RTP bind address on a port of the RTP
+      // range; the browser checks and nominates. No interface enumeration, no TCP, and no STUN:
+      // a full werift agent asks a STUN server for a reflexive candidate, Google's when none is
+      // configured (a DNS query and a datagram to the internet for every call, and up to 5 s).
+      iceLite: true,
       iceUseIpv4: false,
       iceUseIpv6: false,
       iceAdditionalHostAddresses: [options.publicAddress],

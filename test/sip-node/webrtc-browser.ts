@@ -61,7 +61,10 @@ export class NodeBrowser {
       iceUseIpv6: false,
       iceAdditionalHostAddresses: ["127.0.0.1"],
       iceInterfaceAddresses: { udp4: "127.0.0.1" },
-      iceServers: [],
+      // A full werift agent asks a STUN server for a reflexive candidate, Google's unless told
+      // otherwise: a closed port on loopback instead, given up on at once.
+      iceServers: [{ urls: "stun:127.0.0.1:9" }],
+      iceStunGatherTimeout: 0.05,
     });
     this.transceiver = this.pc.addTransceiver("audio", { direction: "sendrecv" });
     this.pc.onTrack.subscribe((track) =>
