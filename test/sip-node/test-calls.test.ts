@@ -5,17 +5,23 @@
 // receives (sipp echoes it back, so the recording's callee side holds it), and what the Worker
 // hears: the test call's progress, the call's events and its recording.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer as createTlsServer } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
 import type { AdmissionTicket, AdmitResponse, DestinationTarget, EndedEvent, OriginateCommand } from "../../schema/node-api.ts";
 import { parseWav } from "../../schema/wav.ts";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
 import { ALAW_TO_PCM, ULAW_TO_PCM } from "../../sip-node/media/g711.ts";
 import { readPcap } from "../../sip-node/media/pcap.ts";
 import { startSipNode, type SipNode } from "../../sip-node/node.ts";
+import { StreamFramer } from "../../sip-node/sip/framer.ts";
+import { header, setHeader } from "../../sip-node/sip/headers.ts";
+import type { SipRequest } from "../../sip-node/sip/message.ts";
+import { serializeMessage } from "../../sip-node/sip/serializer.ts";
+import { responseTo } from "../../sip-node/sip/transactions.ts";
 import { BYTES_PER_SECOND, sample } from "../../sip-node/origination/samples.ts";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
 import { freeUdpPort, pause, uas } from "./harness.ts";
@@ -31,6 +37,7 @@ afterEach(async () => {
 
 type Options = {
   grantedSeconds?: number;
+  env?: Record<string, string>;
   destination?: Partial<DestinationTarget>;
   processing?: string;
   ticket?: Partial<AdmissionTicket>;
@@ -39,7 +46,8 @@ type Options = {
 
 async function start(options: Options = {}) {
   const destinationPort = await freeUdpPort();
-  worker = await startFakeWorker({ sources: {}, destinationPort, ...options });
+  const { env: _env, ...fake } = options;
+  worker = await startFakeWorker({ sources: {}, destinationPort, ...fake });
   const base = 42_000 + (process.pid % 100) * 40;
   const config = loadSipNodeConfig({
     NODE_TOKEN: "t".repeat(32),
@@ -52,6 +60,7 @@ async function start(options: Options = {}) {
     RTP_PORT_MIN: String(base),
     RTP_PORT_MAX: String(base + 39),
     NODE_HEARTBEAT_SECONDS: "0.5",
+    ...options.env,
   });
   node = await startSipNode(config, { whitelistPollMs: 60_000, monitorIntervalMs: 60_000 });
   return { destinationPort, w: worker };
@@ -182,6 +191,69 @@ describe("a test call the node places", () => {
       method: "INVITE",
       first_line: expect.stringContaining("INVITE sip:14155550123@127.0.0.1:"),
     });
+  });
+
+  it("reaches a TLS destination whose certificate the node trusts", async () => {
+    // sipp here has no TLS: the destination is a small TLS UAS with a certificate made for this run.
+    const dir = mkdtempSync(join(tmpdir(), "test-call-tls-"));
+    const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
+    const seen: SipRequest[] = [];
+    const server = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (socket) => {
+      const framer = new StreamFramer();
+      socket.on("error", () => {});
+      socket.on("data", (chunk: Buffer) => {
+        for (const message of framer.push(chunk)) {
+          if (message.kind !== "request") continue;
+          seen.push(message);
+          if (message.method === "INVITE") {
+            const ok = responseTo(message, 200, "OK", "tlsuas");
+            setHeader(ok.headers, "Contact", `<sip:127.0.0.1:${port};transport=tls>`);
+            setHeader(ok.headers, "Content-Type", "application/sdp");
+            ok.body = new TextEncoder().encode(
+              "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\n",
+            );
+            socket.write(serializeMessage(ok));
+          } else if (message.method === "BYE") socket.write(serializeMessage(responseTo(message, 200, "OK")));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const { w } = await start({ destination: { transport: "tls", port }, env: { SIP_TLS_CA_FILE: cert } });
+      const asked = command({ seconds: 1 });
+      node!.originator.originate(asked);
+      expect(await w.until(() => final(w, asked.test_call_id))).toMatchObject({ status: "done", ended_by: "platform" });
+      await w.until(() => seen.length === 3);
+      expect(seen.map((r) => r.method)).toEqual(["INVITE", "ACK", "BYE"]);
+      expect(header(seen[0]!, "Via")).toMatch(/^SIP\/2\.0\/TLS /);
+      expect(header(seen[0]!, "Contact")).toMatch(/;transport=tls>$/);
+    } finally {
+      server.close();
+    }
   });
 
   it("is named in the node's heartbeats while up, and a drain ends it and refuses new ones", async () => {
