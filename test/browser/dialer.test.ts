@@ -193,6 +193,11 @@ describe("the web dialer in Chromium", () => {
     await pause(1500);
     await page.click('#pad button[data-key="5"]');
     await pause(1500);
+    await page.click("#mute");
+    expect(await page.getAttribute("#mute", "aria-pressed")).toBe("true");
+    expect(await page.textContent("#status")).toBe("In call · muted");
+    await page.click("#mute");
+    expect(await page.getAttribute("#mute", "aria-pressed")).toBe("false");
     expect(await page.textContent("#timer")).toMatch(/^00:0[2-9]$/);
     await page.click("#hangup");
     await page.waitForSelector('#status[data-state="ended"]');
