@@ -198,7 +198,8 @@ describe("the web dialer in Chromium", () => {
     expect(await page.textContent("#status")).toBe("In call · muted");
     await page.click("#mute");
     expect(await page.getAttribute("#mute", "aria-pressed")).toBe("false");
-    expect(await page.textContent("#timer")).toMatch(/^00:0[2-9]$/);
+    const [minutes, seconds] = (await page.textContent("#timer"))!.split(":").map(Number);
+    expect(minutes! * 60 + seconds!).toBeGreaterThanOrEqual(2);
     await page.click("#hangup");
     await page.waitForSelector('#status[data-state="ended"]');
     expect((await destination).code).toBe(0);
