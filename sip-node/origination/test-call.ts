@@ -5,11 +5,11 @@
 // call), then BYE. Its call events go to the call reporter as a B2BUA call's do, so the ledger
 // charges it; its progress (dialing, ringing, answered, then done, failed or cancelled) goes to
 // the Worker's test call.
-import type { AdmissionTicket, OriginateCommand, TestCallProgress } from "../../schema/node-api.ts";
+import type { AdmissionTicket, OriginateCommand } from "../../schema/node-api.ts";
 import type { OriginatedDialog } from "../b2bua/b2bua.ts";
 import { CallCredit } from "../b2bua/call-credit.ts";
 import { callLog, type CallLog } from "../b2bua/call-log.ts";
-import { CallReport, type HangupBy } from "../b2bua/call-report.ts";
+import { CallReport } from "../b2bua/call-report.ts";
 import { CallSipLog } from "../b2bua/call-sip-log.ts";
 import { reasonPhrase } from "../b2bua/causes.ts";
 import type { CallReporter } from "../control/call-reporter.ts";
@@ -23,6 +23,7 @@ import { parseCSeq, parseNameAddr } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { AgentLeg } from "./agent-leg.ts";
+import { failure, finalProgress, type Outcome } from "./outcome.ts";
 import { RtpPlayer } from "./player.ts";
 import type { ProgressPoster, ProgressStep } from "./progress.ts";
 import { programFor } from "./samples.ts";
@@ -55,22 +56,6 @@ export type OriginationHost = {
 };
 
 type State = "admitting" | "calling" | "early" | "confirmed" | "ended";
-type FinalStatus = "done" | "failed" | "cancelled";
-type EndedBy = NonNullable<TestCallProgress["ended_by"]>;
-
-/** How a test call ended: its final progress, and the end the call reporter hears. */
-type Outcome = {
-  status: FinalStatus;
-  /** The call's final SIP status (the far end's answer to the INVITE; 200 once answered). */
-  sipCode: number;
-  sipReason?: string | null;
-  /** The call record's end_reason. */
-  reason: string | null;
-  hangupBy: HangupBy;
-  endedBy: EndedBy;
-  error?: string | null;
-};
-
 export class TestCall {
   readonly command: OriginateCommand;
   readonly host: OriginationHost;
@@ -425,17 +410,7 @@ export class TestCall {
     const endedAt = new Date();
     const ticket = this.ticket;
     if (outcome) {
-      const talkMs = this.answeredAt === null ? null : endedAt.getTime() - this.answeredAt;
-      this.progress({
-        status: outcome.status,
-        call_id: ticket?.call_id ?? null,
-        answered: this.answeredAt !== null,
-        sip_code: outcome.sipCode,
-        sip_reason: outcome.sipReason ?? (outcome.sipCode === 200 ? "OK" : reasonPhrase(outcome.sipCode)),
-        talk_seconds: talkMs === null ? null : Math.round(talkMs / 100) / 10,
-        ended_by: outcome.endedBy,
-        error: outcome.error ?? null,
-      });
+      this.progress(finalProgress(outcome, ticket?.call_id ?? null, this.answeredAt, endedAt));
     }
     if (!ticket) return this.sipLog.discard();
     this.host.track(
@@ -503,9 +478,4 @@ export class TestCall {
   mediaStats() {
     return this.relay?.stats() ?? null;
   }
-}
-
-/** A test call that failed on the platform's side (no answer, no media, no admission...). */
-function failure(sipCode: number, reason: string | null): Outcome {
-  return { status: "failed", sipCode, reason, hangupBy: "platform", endedBy: "platform", error: reason };
 }
