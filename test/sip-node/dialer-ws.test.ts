@@ -3,11 +3,12 @@
 // cannot INVITE and nothing else outside a dialog is taken; a token reused, expired or another
 // account's is refused before any media port is taken; a good token places a call whose WebRTC
 // media (a werift browser in Node) is bridged to a sipp destination, answered and hung up over the
-// same socket, recorded with origin dialer and charged.
+// same socket (the destination's BYE too, to the browser's .invalid Contact), recorded with origin
+// dialer and charged; a closed WebSocket ends its call at once.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import { endedCall, freeUdpPort, openAccount, pause, startStack, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, pause, startStack, uas, type Stack, type TestAccount } from "./harness.ts";
 import { NodeBrowser } from "./webrtc-browser.ts";
 
 let stack: Stack;
@@ -116,6 +117,16 @@ class SipSocket {
   }
 }
 
+/** The call's record once its end has reached the Worker. */
+async function ended(callId: string | null): Promise<any> {
+  for (let i = 0; i < 60; i++) {
+    const call = await account.call(`/api/calls/${callId}`);
+    if (call?.status && call.status !== "ringing" && call.status !== "active") return call;
+    await pause(100);
+  }
+  return null;
+}
+
 const statusOf = (response: string) => Number(response.slice(8, 11));
 const headerOf = (message: string, name: string) => new RegExp(`^${name}:\\s*(.*)$`, "mi").exec(message)?.[1]?.trim() ?? null;
 const bodyOf = (message: string) => message.slice(message.indexOf("\r\n\r\n") + 4);
@@ -179,7 +190,7 @@ describe("a call from a browser", () => {
     expect((await destination).code).toBe(0);
     await browser.close();
     client.close();
-    const call = await endedCall(account);
+    const call = await ended(recordId);
     expect(call).toMatchObject({ id: recordId, origin: "dialer", status: "completed", hangup_by: "caller", src_ip: "127.0.0.1" });
     expect(call.charged_amount).toBeGreaterThan(0);
     expect(call.qos?.caller?.packets ?? 0).toBeGreaterThan(20);
@@ -214,6 +225,30 @@ describe("a call from a browser", () => {
     client.close();
   });
 
+  it("hears the destination's BYE over its WebSocket, addressed to its .invalid Contact", async () => {
+    const token = await mint(account);
+    const destination = uas("uas-bye.xml", uasPort);
+    await pause(300);
+    const browser = await NodeBrowser.offer();
+    const client = await SipSocket.open();
+    const callId = client.request("INVITE", { token, sdp: browser.offerSdp });
+    const ok = await client.final(callId);
+    expect(statusOf(ok)).toBe(200);
+    await browser.accept(bodyOf(ok));
+    client.request("ACK", { callId, toTag: /^To:.*;tag=([^;\s]+)/im.exec(ok)![1]! });
+    const bye = await client.next((m) => m.startsWith("BYE ") && m.includes(callId));
+    expect(bye.split("\r\n")[0]).toBe(`BYE sip:web@${client.host};transport=ws SIP/2.0`);
+    expect(headerOf(bye, "Via")).toMatch(/^SIP\/2\.0\/WS /);
+    // Our 200 for the BYE, as a browser answers it (the request's Via, From, To, Call-ID and CSeq).
+    const keep = ["Via", "From", "To", "Call-ID", "CSeq"].map((name) => `${name}: ${headerOf(bye, name)}`);
+    client.send(["SIP/2.0 200 OK", ...keep, "Content-Length: 0", "", ""].join("\r\n"));
+    const sipp = await destination;
+    expect(sipp.code, sipp.output).toBe(0);
+    await browser.close();
+    client.close();
+    expect(await ended(headerOf(ok, "X-Call-Id"))).toMatchObject({ origin: "dialer", hangup_by: "callee", status: "completed" });
+  });
+
   it("ends at once when the browser's WebSocket closes without a BYE (a closed tab)", async () => {
     const token = await mint(account);
     const destination = uas("uas.xml", uasPort);
@@ -233,8 +268,11 @@ describe("a call from a browser", () => {
     expect(sipp.code, sipp.output).toBe(0);
     expect(Date.now() - closedAt).toBeLessThan(5_000);
     await browser.close();
-    const call = await endedCall(account);
-    expect(call).toMatchObject({ id: headerOf(ok, "X-Call-Id"), origin: "dialer", end_reason: "websocket_closed", hangup_by: "platform" });
+    expect(await ended(headerOf(ok, "X-Call-Id"))).toMatchObject({
+      origin: "dialer",
+      end_reason: "websocket_closed",
+      hangup_by: "platform",
+    });
     expect(stack.node.media.ports.used).toBe(0);
   });
 
