@@ -8,6 +8,8 @@ import { ORIGIN, request } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { createAccount } from "./fixtures.ts";
 import { apiKeyOf, callFails, callOk, MCP_URL, mcpClient, workerFetch } from "./mcp-client.ts";
+import { v4Block } from "./network-fixtures.ts";
+import { connectNode } from "./test-call-fixtures.ts";
 
 const TOOL_NAMES = [
   "get_started",
@@ -55,7 +57,7 @@ describe("handshake and tool list", () => {
     const { apiKey } = await keyedAccount();
     const client = await mcpClient({ apiKey });
     expect(client.getServerVersion()?.name).toBe("call-shield");
-    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     expect(client.getInstructions()).toContain("get_started");
     const res = await post(initialize, { "X-API-Key": apiKey });
     expect(res.status).toBe(200);
@@ -127,6 +129,62 @@ describe("tools over the same services as the HTTP API", () => {
     expect(transcript.text).toBe("hello this is your bank");
     const links = await callOk(client, "report_links", { call_id: call.id });
     expect(links).toMatchObject({ call_id: call.id, report_pdf_url: `${ORIGIN}/api/calls/${call.id}/report.pdf`, share_links: [] });
+  });
+});
+
+describe("onboarding a carrier through MCP, as the plugin does", () => {
+  it("adds and checks a destination, whitelists the SBC, routes, sets the webhook and an alert, and get_started follows", async () => {
+    const { owner, apiKey } = await keyedAccount();
+    const client = await mcpClient({ apiKey });
+    expect((await callOk(client, "get_started")).steps.every((s: { done: boolean }) => !s.done)).toBe(true);
+    expect(await callOk(client, "test_webhook")).toEqual({
+      delivered: false,
+      status_code: null,
+      error: "webhook_not_configured",
+      latency_ms: 0,
+    });
+
+    const destination = await callOk(client, "add_destination", { host: "sbc.onboard.test", is_default: true, label: "Main SBC" });
+    const node = await connectNode(`mcp-options-${crypto.randomUUID()}`, (c) =>
+      c.type === "options" ? { ok: true, result: { code: 200, rtt_ms: 17, error: null } } : { ok: true, result: {} },
+    );
+    try {
+      const checked = await callOk(client, "check_destination", { destination_id: destination.id });
+      expect(checked).toMatchObject({ id: destination.id, monitor_status: "up", monitor_last_code: 200, monitor_rtt_ms: 17 });
+      expect(node.seen).toContainEqual(expect.objectContaining({ type: "options", host: "sbc.onboard.test" }));
+    } finally {
+      node.close();
+    }
+
+    const { cidr } = v4Block();
+    const entry = await callOk(client, "whitelist_ip", { cidr, label: "SBC Frankfurt" });
+    expect(entry).toMatchObject({ cidr, admits_calls: true });
+    await callOk(client, "add_routing_rule", { prefix: "+4930", destination_id: destination.id });
+
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const hook = await callOk(client, "set_webhook", { url: "https://hooks.carrier.example/shield", secret });
+    expect(hook).toEqual({ url: "https://hooks.carrier.example/shield", secret_set: true });
+
+    expect(await callOk(client, "list_channels")).toEqual({ items: [], total: 0, next_cursor: null });
+    const channel = await owner.client.post("/api/customer/alert-channels", {
+      kind: "slack",
+      url: "https://hooks.slack.com/services/T1/B2/tok",
+    });
+    expect((await callOk(client, "list_channels")).items.map((c: { id: string }) => c.id)).toEqual([channel.body.id]);
+    const rule = await callOk(client, "add_alert_rule", { name: "NOC", min_probability: 80, channel_ids: [channel.body.id] });
+
+    // Everything is visible through the HTTP API, and the checklist is done.
+    expect((await owner.client.get("/api/customer/ips")).body.map((e: { cidr: string }) => e.cidr)).toEqual([cidr]);
+    expect((await owner.client.get("/api/customer/webhook")).body).toEqual({
+      url: "https://hooks.carrier.example/shield",
+      secret_set: true,
+    });
+    expect((await owner.client.get("/api/customer/alert-rules")).body).toEqual([
+      expect.objectContaining({ id: rule.id, min_probability: 80 }),
+    ]);
+    const started = await callOk(client, "get_started");
+    expect(started.steps.filter((s: { done: boolean }) => !s.done)).toEqual([]);
+    expect(started.next_step).toBeNull();
   });
 });
 

@@ -21,5 +21,7 @@ export function newMcpServer(ctx: ToolContext): McpServer {
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
   for (const tool of TOOLS) registerTool(server, tool, ctx);
+  // McpServer announces listChanged; a stateless server never sends notifications, and its tool list is fixed.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
