@@ -23,6 +23,9 @@ import { SIP_LOG_MAX_LINGER_MS } from "./call-sip-log.ts";
 import { reasonPhrase } from "./causes.ts";
 import { SourceThrottle } from "./source-throttle.ts";
 
+/** New calls one address may place through the web dialer per second; beyond it, 503 with Retry-After. */
+export const BROWSER_CALLS_PER_SECOND_PER_SOURCE = 5;
+
 /** A message from a browser on the web dialer's WebSocket listener. */
 const isWebSocket = (from: Endpoint) => from.protocol === "ws" || from.protocol === "wss";
 
@@ -67,6 +70,8 @@ export class B2bua implements TransactionUser {
   private readonly sessions = new Set<CallSession>();
   private readonly dns = new Map<string, Promise<string>>();
   private readonly throttle: SourceThrottle;
+  /** New calls from web dialer browsers, per source address (an office behind one NAT address). */
+  private readonly browserThrottle: SourceThrottle;
   /** Set while the node drains: new calls are refused with 503 and this Retry-After. */
   private drainRetryAfter: number | null = null;
   /** What ended calls still do (reports, uploads), for a drain to wait on. */
@@ -77,6 +82,7 @@ export class B2bua implements TransactionUser {
   constructor(options: B2buaOptions) {
     this.options = options;
     this.throttle = new SourceThrottle(options.callsPerSecondPerSource);
+    this.browserThrottle = new SourceThrottle(Math.min(options.callsPerSecondPerSource, BROWSER_CALLS_PER_SECOND_PER_SOURCE));
   }
 
   attach(layer: TransactionLayer): void {
@@ -274,7 +280,8 @@ export class B2bua implements TransactionUser {
     const customerId = dialerTokenAccount(token);
     if (!customerId) return tx.respond(responseTo(request, 403, "Dialer token required", randomBytes(8).toString("hex")));
     if (this.drainRetryAfter !== null) return this.refuseOverload(request, tx, this.drainRetryAfter);
-    const verdict = this.throttle.take(from.address);
+    // A person places a call now and then: more from one address is someone guessing tokens, which costs the Worker a lookup each.
+    const verdict = this.browserThrottle.take(from.address);
     if (verdict === "silent") return tx.terminate();
     if (verdict === "busy") return this.refuseOverload(request, tx);
     this.startSession(request, tx, from, bytes, { customerId, token });

@@ -318,4 +318,20 @@ describe("a call from a browser", () => {
     open.mockRestore();
     client.close();
   });
+
+  it("takes a few calls a second from one address: a burst of guessed tokens gets 503 with Retry-After past that", async () => {
+    await pause(1_200);
+    const client = await SipSocket.open();
+    const guesses = Array.from({ length: 8 }, (_, i) =>
+      client.request("INVITE", { token: `${account.id}.${String(i).repeat(43)}`, sdp: PLAIN_SDP }),
+    );
+    const answers = await Promise.all(guesses.map((callId) => client.final(callId)));
+    const codes = answers.map(statusOf);
+    // Five at once (a sixth if the bucket refilled meanwhile), the rest refused at the node.
+    expect(codes.filter((code) => code === 403).length).toBeGreaterThanOrEqual(5);
+    expect(codes.filter((code) => code === 503).length).toBeGreaterThanOrEqual(2);
+    expect(codes.filter((code) => code === 403).length + codes.filter((code) => code === 503).length).toBe(8);
+    expect(answers.filter((answer) => statusOf(answer) === 503).every((answer) => headerOf(answer, "Retry-After") !== null)).toBe(true);
+    client.close();
+  });
 });
