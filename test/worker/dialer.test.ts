@@ -1,10 +1,11 @@
 // The web dialer's token (POST /customer/dialer/session) and the admission of the calls placed
 // with it (origin dialer): minted only while the account's dialer is on, stored as a hash, spent
 // by one call, refused when expired, spent, another account's or forged, and before anything is
-// reserved; the call it admits is routed, charged and recorded like a carrier call.
+// reserved; the call it admits is routed, charged and recorded like a carrier call. The page
+// (/dialer) is a fixed shell under a CSP of our origin and the node's WebSocket.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as } from "./client.ts";
+import { as, request } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { addMember, createAccount, testServices, type Session } from "./fixtures.ts";
 import { syncAdmissionState } from "../../worker/services/admission-state.ts";
@@ -193,5 +194,25 @@ describe("the cron sweep", () => {
     expect(rows.results.map((r) => (r.used_at === null ? "unspent" : "spent"))).toEqual(["spent", "unspent"]);
     expect((await dial(owner.account.id, lapsed)).body).toEqual(REFUSED);
     expect((await dial(owner.account.id, live)).body.decision).toBe("admit");
+  });
+});
+
+describe("GET /dialer", () => {
+  it("serves the page under a CSP of our own origin and the node's WebSocket only, with no inline code and nothing from a CDN", async () => {
+    const res = await request("GET", "/dialer");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.headers.get("content-security-policy")).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self' ws://127.0.0.1:5066; media-src 'self' blob:; " +
+        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("permissions-policy")).toBe("microphone=(self), camera=()");
+    const html = res.body as string;
+    expect(html).toContain('<script src="/dialer-assets/vendor/jssip.js" defer></script>');
+    expect(html).toContain('<script src="/dialer-assets/dialer.js" defer></script>');
+    expect([...html.matchAll(/<script(?![^>]*\ssrc="\/dialer-assets\/)/g)]).toEqual([]);
+    expect(html).not.toMatch(/<style|\sstyle="|\son[a-z]+="/i);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
   });
 });
