@@ -72,7 +72,7 @@ const SYSTEMS = [
     mode: "dialer",
     extra: true,
     generator: "browser-generator.ts",
-    steps: (process.env.BENCH_DIALER_STEPS ?? "25,50,75,100,125,150,200,250").split(",").map(Number),
+    steps: (process.env.BENCH_DIALER_STEPS ?? "10,20,30,40,50,60,80,100").split(",").map(Number),
   },
   // The same with browsers that offer only PCMU: SRTP without transcoding, to see what Opus costs.
   {
@@ -82,7 +82,7 @@ const SYSTEMS = [
     extra: true,
     generator: "browser-generator.ts",
     generatorArgs: ["PCMU"],
-    steps: (process.env.BENCH_DIALER_STEPS ?? "25,50,75,100,125,150,200,250").split(",").map(Number),
+    steps: (process.env.BENCH_DIALER_STEPS ?? "10,20,30,40,50,60,80,100").split(",").map(Number),
   },
 ];
 const systems = SYSTEMS.filter((s) => (ONLY ? ONLY.split(",").includes(s.key) : !s.extra));

@@ -15,6 +15,7 @@ import { ULAW_TO_PCM, encodeUlaw } from "../../sip-node/media/g711.ts";
 import type { MediaRelay } from "../../sip-node/media/relay.ts";
 import { isRtp, payloadType, sequenceOf } from "../../sip-node/media/rtp.ts";
 import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
+import { FrameQueue } from "../../sip-node/webrtc/transcoder.ts";
 import { WebRtcError, type WebRtcLeg } from "../../sip-node/webrtc/webrtc-leg.ts";
 import { NodeBrowser, type BrowserCodecChoice } from "./webrtc-browser.ts";
 
@@ -146,6 +147,27 @@ function destinationHeard(received: Buffer[]): Int16Array {
 function channel(samples: Int16Array, which: 0 | 1): Int16Array {
   return samples.filter((_, i) => i % 2 === which);
 }
+
+describe("the bridge's framing towards Opus", () => {
+  it("cuts a destination's 30 ms packets into 20 ms frames with their own timestamps, and starts afresh after a gap", () => {
+    const queue = new FrameQueue();
+    const frames: Array<[number, number]> = [];
+    const onFrame = (frame: Int16Array, timestamp: number) => frames.push([timestamp, frame[0]!]);
+    const packet = (first: number) => Int16Array.from({ length: 240 }, (_, i) => first + i);
+    queue.push(packet(0), 4_294_967_056, onFrame); // 240 before the 32-bit wrap
+    queue.push(packet(240), 0, onFrame);
+    queue.push(packet(480), 240, onFrame);
+    expect(frames).toEqual([
+      [4_294_967_056, 0],
+      [4_294_967_216, 160],
+      [80, 320],
+      [240, 480],
+    ]);
+    // 40 ms lost: the half frame left is dropped and framing starts at the next packet.
+    queue.push(packet(1040), 800, onFrame);
+    expect(frames.at(-1)).toEqual([800, 1040]);
+  });
+});
 
 describe("the WebRTC bridge", () => {
   it("bridges Opus over DTLS-SRTP to G.711 RTP both ways, records the browser on the caller channel and carries its DTMF", async () => {
