@@ -60,6 +60,14 @@ describe("an agent's token", () => {
     expect(await auditOf(owner.account.id)).toEqual([]);
   });
 
+  it("is refused a batch when any of its calls needs a scope the token lacks, naming them all", async () => {
+    const owner = await createAccount();
+    const { token } = await connectorToken(owner, ["calls:read"]);
+    const res = await post(token, [toolCall(1, "list_calls"), toolCall(2, "place_test_call", { number: "+14155550123" })]);
+    expect(res.status).toBe(403);
+    expect(res.headers.get("WWW-Authenticate")).toContain('scope="calls:read test_calls"');
+  });
+
   it("changes the configuration with config:write, and the audit log names the agent, the person and the tool, never a secret", async () => {
     const owner = await createAccount();
     const { token, clientId, grantId } = await connectorToken(owner, ["calls:read", "config:write"], { clientName: "Claude" });

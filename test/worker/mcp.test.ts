@@ -79,6 +79,9 @@ describe("handshake and tool list", () => {
         expect(typeof hints[hint], `${tool.name}.${hint}`).toBe("boolean");
       }
     }
+    // Credentials travel on the HTTP request only: no tool asks for one.
+    const inputs = tools.flatMap((t) => Object.keys(t.inputSchema.properties ?? {}));
+    expect(inputs.filter((name) => /^(token|access_token|api_key|apikey|authorization|bearer|x-api-key)$/i.test(name))).toEqual([]);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.list_calls!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.set_webhook!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
