@@ -7,7 +7,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { as, request } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
-import { addMember, createAccount, testServices, type Session } from "./fixtures.ts";
+import { addMember, createAccount, makePlatformAdmin, testServices, type Session } from "./fixtures.ts";
 import { syncAdmissionState } from "../../worker/services/admission-state.ts";
 import { sweepLapsedDialerTokens } from "../../worker/services/dialer.ts";
 import { callRow, node } from "./node-client.ts";
@@ -71,6 +71,20 @@ describe("POST /customer/dialer/session", () => {
     const key = await owner.client.post("/api/auth/api-keys", { name: "dialer script" });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     expect((await as({ apiKey: key.body.key }).post("/api/customer/dialer/session", {})).status).toBe(200);
+  });
+
+  it("is not for an administrator inside an impersonation (403 impersonation_forbidden)", async () => {
+    const owner = await dialerAccount();
+    const admin = await createAccount();
+    await makePlatformAdmin(admin);
+    const acting = await request("POST", "/api/admin/impersonate", {
+      token: admin.token,
+      body: { customer_id: owner.account.id, reason: "Ticket 8" },
+    });
+    expect(acting.status).toBe(200);
+    const res = await as({ token: acting.body.access_token }).post("/api/customer/dialer/session", {});
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: "impersonation_forbidden" });
   });
 });
 
