@@ -2,7 +2,13 @@
 // message (no Content-Length needed), what cannot be parsed is reported, connections are capped
 // per source, a browser that stops answering pings is dropped, and sending to a browser that is
 // not connected fails at once (the transaction above learns it without waiting for Timer B/F).
+// WSS serves the configured certificate; plain WS is allowed by the configuration on loopback only.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadSipNodeConfig } from "../../sip-node/config.ts";
 import WebSocket from "ws";
 import type { SipMessage, SipParseError } from "../../sip-node/sip/message.ts";
 import type { Endpoint } from "../../sip-node/sip/transport.ts";
@@ -97,5 +103,64 @@ describe("SIP over WebSocket", () => {
     transport.send(new TextEncoder().encode("BYE sip:x@y.invalid SIP/2.0\r\n\r\n"), { address: "127.0.0.1", port: 1, protocol: "ws" });
     expect(await until(() => failures.length === 1, 200)).toBe(true);
     expect(failures[0]).toContain("not connected");
+  });
+
+  it("serves WSS with the configured certificate, and its messages say wss", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "wss-"));
+    const key = join(dir, "key.pem");
+    const cert = join(dir, "cert.pem");
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
+    const config = loadSipNodeConfig({
+      NODE_TOKEN: "x".repeat(32),
+      SIP_BIND: "127.0.0.1",
+      SIP_WS_PORT: "0",
+      SIP_WS_CERT_FILE: cert,
+      SIP_WS_KEY_FILE: key,
+    });
+    transport = await WsTransport.listen({ bind: "127.0.0.1", publicAddress: "127.0.0.1", ...config.sip.ws! });
+    expect(transport.protocol).toBe("wss");
+    const received: Endpoint[] = [];
+    transport.onReceiveMessage(
+      (_message, from) => received.push(from),
+      () => {},
+    );
+    const client = new WebSocket(`wss://127.0.0.1:${transport.local.port}`, ["sip"], { ca: readFileSync(cert, "utf8") });
+    clients.push(client);
+    await new Promise((resolve, reject) => client.once("open", resolve).once("error", reject));
+    client.send(OPTIONS);
+    expect(await until(() => received.length === 1)).toBe(true);
+    expect(received[0]!.protocol).toBe("wss");
+  });
+
+  it("is plain WS only on loopback: the configuration refuses it elsewhere without a certificate", () => {
+    const env = { NODE_TOKEN: "x".repeat(32), SIP_WS_PORT: "7443" };
+    expect(loadSipNodeConfig({ ...env, SIP_BIND: "127.0.0.1" }).sip.ws).toEqual({ port: 7443 });
+    expect(() => loadSipNodeConfig({ ...env, SIP_BIND: "0.0.0.0" })).toThrow(
+      /SIP_WS_PORT: must come with SIP_WS_CERT_FILE and SIP_WS_KEY_FILE/,
+    );
+    expect(() => loadSipNodeConfig({ ...env, SIP_BIND: "127.0.0.1", SIP_WS_CERT_FILE: "/x.pem" })).toThrow(/go together/);
+    expect(loadSipNodeConfig({ NODE_TOKEN: "x".repeat(32) }).sip.ws).toBeNull();
   });
 });
