@@ -129,6 +129,14 @@
     setControls("calling");
     setStatus("Preparing the call…", "calling");
     const minted = await api("/customer/dialer/session", { method: "POST", body: {} });
+    if (minted.status === 401) {
+      // The portal's access token lapsed (15 minutes): sign in here.
+      setControls("idle");
+      accessToken = null;
+      show($("dialer"), false);
+      show($("sign-in"));
+      return setStatus("Your session has ended: sign in again.", "error");
+    }
     if (minted.status !== 200) {
       setControls("idle");
       const why = detailOf(minted.body);
@@ -141,8 +149,20 @@
     const agent = userAgentFor(dialer);
     const host = dialer.sip_domain.includes(":") ? `[${dialer.sip_domain}]` : dialer.sip_domain;
     setStatus("Calling…", "calling");
-    session = agent.call(`sip:${number}@${host}`, {
-      extraHeaders: [`${TOKEN_HEADER}: ${dialer.token}`],
+    try {
+      session = placeCall(agent, number, host, dialer.token);
+    } catch (err) {
+      setControls("idle");
+      return setStatus(`The call could not start: ${err && err.message ? err.message : err}`, "error");
+    }
+    session.connection.addEventListener("track", (event) => {
+      $("remote").srcObject = event.streams[0] || new MediaStream([event.track]);
+    });
+  }
+
+  function placeCall(agent, number, host, token) {
+    return agent.call(`sip:${number}@${host}`, {
+      extraHeaders: [`${TOKEN_HEADER}: ${token}`],
       mediaConstraints: { audio: true, video: false },
       pcConfig: { iceServers: [] },
       rtcOfferConstraints: { offerToReceiveAudio: true, offerToReceiveVideo: false },
@@ -164,9 +184,6 @@
           finished(`Call failed: ${e.cause}${code ? ` (${code})` : ""}`, "failed");
         },
       },
-    });
-    session.connection.addEventListener("track", (event) => {
-      $("remote").srcObject = event.streams[0] || new MediaStream([event.track]);
     });
   }
 
