@@ -255,7 +255,7 @@ export class AccountLedger extends DurableObject {
   private async flush(): Promise<boolean> {
     const queue = (this.env as LedgerEnv).CALL_RECORDS_QUEUE;
     if (!queue) return true;
-    for (let rows = this.calls.outbox(FLUSH_MESSAGES); rows.length > 0; rows = this.calls.outbox(FLUSH_MESSAGES)) {
+    for (let rows = this.calls.outbox.oldest(FLUSH_MESSAGES); rows.length > 0; rows = this.calls.outbox.oldest(FLUSH_MESSAGES)) {
       const batch: typeof rows = [];
       let bytes = 0;
       for (const row of rows) {
@@ -269,7 +269,7 @@ export class AccountLedger extends DurableObject {
         console.error("call records: the queue refused a batch, retrying", err instanceof Error ? err.message : String(err));
         return false;
       }
-      this.calls.sent(batch[batch.length - 1]!.seq);
+      this.calls.outbox.sent(batch[batch.length - 1]!.seq);
     }
     return true;
   }
@@ -278,7 +278,7 @@ export class AccountLedger extends DurableObject {
   private async schedule(retryAt?: number): Promise<void> {
     const candidates = [
       retryAt,
-      this.calls.hasOutbox() && retryAt === undefined ? Date.now() + FLUSH_DELAY_MS : undefined,
+      this.calls.outbox.hasMessages() && retryAt === undefined ? Date.now() + FLUSH_DELAY_MS : undefined,
       this.calls.nextLeaseDeadline() ?? undefined,
     ];
     const next = Math.min(...candidates.filter((t): t is number => t !== undefined));

@@ -1,5 +1,6 @@
 // The arithmetic of call billing, apart from storage: what an admission may reserve and
 // what a finished call costs. Money is integer micro-dollars; rates are per minute.
+import type { AdmissionAccount } from "./call-admission.ts";
 
 /** The price of some seconds at a per-minute rate, rounded up to the micro-dollar. */
 export const chargeFor = (seconds: number, ratePerMinuteMicros: number): number => Math.ceil((seconds * ratePerMinuteMicros) / 60);
@@ -106,3 +107,17 @@ export const addReservations = (a: Reservation, b: Reservation): Reservation => 
   reservedMicros: a.reservedMicros + b.reservedMicros,
   maxCallSeconds: a.maxCallSeconds + b.maxCallSeconds,
 });
+
+/** Pilot seconds (while the pilot runs) and included seconds left, less what live calls hold. */
+export function freeSeconds(
+  account: Pick<AdmissionAccount, "pilotEndsAt" | "pilotMinutesLimit" | "includedMinutes">,
+  used: { cycle_seconds_used: number; pilot_seconds_used: number },
+  held: { pilot_seconds: number; included_seconds: number },
+  now: string,
+): FreeSeconds {
+  const pilotRunning = account.pilotEndsAt !== null && account.pilotEndsAt > now;
+  const pilot =
+    pilotRunning && account.pilotMinutesLimit !== null ? account.pilotMinutesLimit * 60 - used.pilot_seconds_used - held.pilot_seconds : 0;
+  const included = account.includedMinutes === null ? 0 : account.includedMinutes * 60 - used.cycle_seconds_used - held.included_seconds;
+  return { pilot: Math.max(0, pilot), included: Math.max(0, included) };
+}

@@ -14,7 +14,6 @@ import {
   pickEntry,
   REFUSALS,
   routeFields,
-  type AdmissionAccount,
   type AdmissionState,
   type CallRecord,
   type Refusal,
@@ -22,11 +21,11 @@ import {
 } from "./call-admission.ts";
 import {
   addReservations,
+  freeSeconds,
   grantSlice,
   poolSeconds,
   settle,
   sliceLength,
-  type FreeSeconds,
   type Reservation,
   type Terms,
 } from "./call-billing.ts";
@@ -36,12 +35,12 @@ import type {
   AdmitOwnCallInput,
   Books,
   CallLimits,
-  CallRecordMessage,
   LiveCall,
   LiveRow,
   ReportInput,
   Settled,
 } from "./call-ledger-types.ts";
+import { CallOutbox } from "./call-outbox.ts";
 
 export type {
   AdmitCallInput,
@@ -58,12 +57,15 @@ export type {
 export class CallLedger {
   private readonly sql: SqlStorage;
   private readonly books: Books;
+  /** Call records on their way to D1 (the AccountLedger's alarm sends them to the call-records queue). */
+  readonly outbox: CallOutbox;
   /** The admission state, parsed once per instance (undefined: not read from storage yet). */
   private state: AdmissionState | null | undefined;
 
   constructor(sql: SqlStorage, books: Books) {
     this.sql = sql;
     this.books = books;
+    this.outbox = new CallOutbox(sql);
   }
 
   // ---- Admission state ----
@@ -151,7 +153,7 @@ export class CallLedger {
       minBillableSeconds: state.account.minBillableSeconds,
       capSeconds: limits.capSeconds,
     };
-    const free = this.freeSeconds(state.account, now);
+    const free = freeSeconds(state.account, this.books.balance(), this.books.held(), now);
     const pool = poolSeconds(terms.ratePerMinuteMicros, free, this.available());
     const seconds = sliceLength(pool, state.account.ports - held.calls, limits.sliceSeconds, limits.capSeconds);
     if (seconds < Math.min(limits.minGrantSeconds, limits.capSeconds)) return this.refuse(record, "no_credit");
@@ -184,7 +186,7 @@ export class CallLedger {
       request.boot_id ?? null,
       JSON.stringify(record),
     );
-    this.enqueue({ type: "record", record });
+    this.outbox.add({ type: "record", record });
     return {
       decision: "admit",
       call_id: callId,
@@ -203,7 +205,7 @@ export class CallLedger {
 
   private refuse(record: CallRecord, refusal: Refusal): AdmissionRejection {
     const { sip_code, reason } = REFUSALS[refusal];
-    this.enqueue({
+    this.outbox.add({
       type: "record",
       record: { ...record, status: "rejected", sipCode: sip_code, endReason: reason, endedAt: record.startedAt },
     });
@@ -288,7 +290,7 @@ export class CallLedger {
       callId,
     );
     const customerId = this.admissionState()?.account.id ?? "";
-    this.enqueue({
+    this.outbox.add({
       type: "event",
       call_id: callId,
       customer_id: customerId,
@@ -342,7 +344,7 @@ export class CallLedger {
     const talked = (nowMs - Date.parse(row.answered_at)) / 1000;
     if (reservation.maxCallSeconds - talked >= limits.sliceSeconds / 2) return reservation.maxCallSeconds;
     const terms = JSON.parse(row.terms) as Terms;
-    const free = this.freeSeconds(state.account, new Date(nowMs).toISOString());
+    const free = freeSeconds(state.account, this.books.balance(), this.books.held(), new Date(nowMs).toISOString());
     const pool = poolSeconds(terms.ratePerMinuteMicros, free, this.available());
     const sharers = state.account.ports - this.books.held().calls + 1;
     const seconds = sliceLength(pool, sharers, limits.sliceSeconds, terms.capSeconds - reservation.maxCallSeconds);
@@ -462,28 +464,11 @@ export class CallLedger {
   // ---- Outbox ----
 
   noteMedia(callId: string, name: MediaName, key: string): void {
-    this.enqueue({ type: "media", call_id: callId, name, key });
+    this.outbox.add({ type: "media", call_id: callId, name, key });
   }
 
   private forward(callId: string, event: CallEvent, charge: { billsec: number; charged_micros: number } | null): void {
-    this.enqueue({ type: "event", call_id: callId, customer_id: this.admissionState()?.account.id ?? "", event, charge });
-  }
-
-  private enqueue(message: CallRecordMessage): void {
-    this.sql.exec("INSERT INTO outbox (body) VALUES (?)", JSON.stringify(message));
-  }
-
-  hasOutbox(): boolean {
-    return this.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length > 0;
-  }
-
-  /** The oldest messages waiting, with the seq to delete up to once they are sent. */
-  outbox(limit: number): Array<{ seq: number; body: string }> {
-    return this.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM outbox ORDER BY seq LIMIT ?", limit).toArray();
-  }
-
-  sent(upToSeq: number): void {
-    this.sql.exec("DELETE FROM outbox WHERE seq <= ?", upToSeq);
+    this.outbox.add({ type: "event", call_id: callId, customer_id: this.admissionState()?.account.id ?? "", event, charge });
   }
 
   // ---- Helpers ----
@@ -499,19 +484,6 @@ export class CallLedger {
 
   private available(): number {
     return this.books.balance().balance_micros - this.books.held().reserved_micros;
-  }
-
-  /** Pilot seconds (while the pilot runs) and included seconds left, less what live calls hold. */
-  private freeSeconds(account: AdmissionAccount, now: string): FreeSeconds {
-    const used = this.books.balance();
-    const held = this.books.held();
-    const pilotRunning = account.pilotEndsAt !== null && account.pilotEndsAt > now;
-    const pilot =
-      pilotRunning && account.pilotMinutesLimit !== null
-        ? account.pilotMinutesLimit * 60 - used.pilot_seconds_used - held.pilot_seconds
-        : 0;
-    const included = account.includedMinutes === null ? 0 : account.includedMinutes * 60 - used.cycle_seconds_used - held.included_seconds;
-    return { pilot: Math.max(0, pilot), included: Math.max(0, included) };
   }
 }
 
