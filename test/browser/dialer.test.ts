@@ -214,6 +214,9 @@ describe("the web dialer in Chromium", () => {
     const atDestination = correlation(heard, reference, 8000);
     console.log(`dialer test: ${voice.length} RTP packets at the destination, correlation with the WAV ${atDestination.toFixed(3)}`);
     expect(atDestination).toBeGreaterThan(0.5);
+    // The measure tells audio apart: noise scores nowhere near.
+    const noise = Int16Array.from({ length: 16_000 }, () => Math.round((Math.random() - 0.5) * 18_000));
+    expect(correlation(noise, reference, 0)).toBeLessThan(0.2);
     const events = captured.filter((p) => (p.payload[1]! & 0x7f) === 101).map((p) => p.payload[12]);
     expect(events).toContain(5);
 
