@@ -81,6 +81,8 @@ export const dialerSessions = sqliteTable(
     usedAt: text("used_at"),
     /** The call the token admitted (or the refusal recorded for it). */
     callId: text("call_id"),
+    /** The caller ID the call shows: one of the account's verified numbers, or null (anonymous). */
+    callerId: text("caller_id"),
   },
   (t) => [
     uniqueIndex("dialer_sessions_token_hash_uq").on(t.tokenHash),

@@ -1,0 +1,1 @@
+ALTER TABLE `dialer_sessions` ADD `caller_id` text;
