@@ -5,6 +5,8 @@
 //  2. ours: MediaRelay with processing "full": each packet checked, measured (loss, jitter),
 //     watched for DTMF, recorded to a stereo WAV, captured to two pcaps, its header kept
 //     continuous, in a temporary spool folder.
+// With BENCH_ONLY=...,dialer (and dialer711): web dialer calls, browser-like WebRTC clients
+// (browser-generator.ts) bridged by sip-node/webrtc/ into "full" MediaRelays, in the same run.
 // Each step opens N calls, starts them over 3 s, warms up, then measures over BENCH_SECONDS:
 // packets sent and received back, their delay, the relay's own CPU time and event-loop use.
 // The ramp stops at the first step that is not clean; the last clean one is the ceiling.
@@ -223,10 +225,12 @@ function report() {
     const ratio = cost.ours && cost.bare ? `; ours / bare ${(cost.ours.msPerCallSecond / cost.bare.msPerCallSecond).toFixed(2)}` : "";
     console.log(`  CPU per call-second at ${common} calls: ${line.join(", ")}${ratio}`);
   }
-  // The dialer rows against ours: ceilings, and CPU per call-second (dialer at its ceiling, ours at its first clean step).
-  const oursCost = results.find(({ system }) => system.key === "ours")?.rows.find((r) => r.clean);
+  // The dialer rows against ours: ceilings, and CPU per call-second (dialer at its ceiling, ours
+  // at the same number of calls when it ran that step, else at its first clean step).
+  const oursRows = results.find(({ system }) => system.key === "ours")?.rows ?? [];
   for (const key of ["dialer", "dialer711"]) {
     const dialer = ceilings[key]?.best;
+    const oursCost = oursRows.find((r) => r.clean && r.calls === dialer?.calls) ?? oursRows.find((r) => r.clean);
     if (!dialer || !ours || !oursCost) continue;
     console.log(
       `  ${key} / ours (ceilings): ${dialer.calls} / ${ours.calls} = ${(dialer.calls / ours.calls).toFixed(3)};` +
