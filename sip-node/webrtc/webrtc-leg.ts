@@ -240,12 +240,6 @@ export class WebRtcLeg {
     if (codec === "PCMU" || codec === "PCMA") this.destinationLaw = codec;
   }
 
-  /** The browser's ICE address, once a candidate pair is chosen. */
-  get browserEndpoint(): string | null {
-    const pair = this.transceiver.dtlsTransport?.iceTransport.connection.nominated;
-    return pair ? `${pair.remoteCandidate.host}:${pair.remoteCandidate.port}` : null;
-  }
-
   /** Ends the WebRTC leg: ICE and DTLS closed, the codecs freed. */
   async close(): Promise<void> {
     if (this.closed) return;
