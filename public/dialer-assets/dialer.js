@@ -86,7 +86,19 @@
     show(error);
   }
 
+  /** The account's verified numbers, offered as the call's caller ID (none: the call is anonymous). */
+  async function loadCallerIds() {
+    const res = await api("/customer/verified-numbers");
+    if (res.status !== 200) return;
+    const numbers = (Array.isArray(res.body) ? res.body : (res.body && res.body.items) || []).filter((n) => n.verified);
+    const select = $("caller-id");
+    select.replaceChildren(new Option("Anonymous", ""));
+    for (const n of numbers) select.append(new Option(n.label ? `${n.number} · ${n.label}` : n.number, n.number));
+    show($("caller-id-row"), numbers.length > 0);
+  }
+
   function ready() {
+    void loadCallerIds();
     show($("dialer"));
     setStatus("Ready", "ready");
     $("number").focus();
@@ -128,7 +140,8 @@
     if (!window.JsSIP) return setStatus("The SIP library did not load; reload the page.", "error");
     setControls("calling");
     setStatus("Preparing the call…", "calling");
-    const minted = await api("/customer/dialer/session", { method: "POST", body: {} });
+    const callerId = $("caller-id").value;
+    const minted = await api("/customer/dialer/session", { method: "POST", body: callerId ? { caller_id: callerId } : {} });
     if (minted.status === 401) {
       // The portal's access token lapsed (15 minutes): sign in here.
       setControls("idle");

@@ -122,6 +122,11 @@ beforeAll(async () => {
   uasPort = await freeUdpPort();
   account = await openAccount(stack, uasPort);
   await stack.sql(`UPDATE customers SET dialer_enabled = 1, pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
+  // A verified number of the account, offered by the page as the call's caller ID.
+  const now = new Date().toISOString();
+  await stack.sql(
+    `INSERT INTO verified_numbers (id, customer_id, number, label, verified_at, verification_method, created_at, updated_at) VALUES ('${crypto.randomUUID()}', '${account.id}', '+14155550100', 'Fraud desk', '${now}', 'call', '${now}', '${now}')`,
+  );
   await syncLedger(account);
   // The destination's media address: everything that reaches it is captured.
   media = createSocket("udp4");
@@ -184,6 +189,8 @@ describe("the web dialer in Chromium", () => {
     await page.waitForSelector("#dialer:not([hidden])");
     expect(page.url()).not.toContain("access_token");
 
+    await page.waitForSelector("#caller-id-row:not([hidden])");
+    await page.selectOption("#caller-id", "+14155550100");
     await page.fill("#number", "+1 415 555 0123");
     await page.click("#call");
     await page.waitForSelector('#status[data-state="in-call"]', { timeout: 20_000 });
@@ -225,7 +232,14 @@ describe("the web dialer in Chromium", () => {
     expect(await page.textContent('#record-facts [data-field="origin"]')).toBe("dialer");
     expect(Number((await page.textContent('#record-facts [data-field="charged"]'))!.replace("US$", ""))).toBeGreaterThan(0);
     const record = await account.call(`/api/calls/${callId}`);
-    expect(record).toMatchObject({ id: callId, origin: "dialer", status: "completed", hangup_by: "caller", dialed: "+14155550123" });
+    expect(record).toMatchObject({
+      id: callId,
+      origin: "dialer",
+      status: "completed",
+      hangup_by: "caller",
+      dialed: "+14155550123",
+      ani: "+14155550100",
+    });
     expect(record.charged_amount).toBeGreaterThan(0);
     expect((record.dtmf ?? []).map((d: { digit: string }) => d.digit)).toContain("5");
 

@@ -61,6 +61,10 @@ describe("POST /customer/dialer/session", () => {
     expect(row).toMatchObject({ customer_id: owner.account.id, expires_at, used_at: null, call_id: null });
     expect(row!.token_hash).not.toContain(token.split(".")[1]);
     expect(JSON.stringify(row)).not.toContain(token);
+    // The body is optional.
+    const bare = await request("POST", "/api/customer/dialer/session", { token: owner.token });
+    expect(bare.status, JSON.stringify(bare.body)).toBe(200);
+    expect(bare.body.caller_id).toBeNull();
   });
 
   it("is for the account's people: a member and an API key may mint, each token names its user", async () => {
@@ -85,6 +89,61 @@ describe("POST /customer/dialer/session", () => {
     const res = await as({ token: acting.body.access_token }).post("/api/customer/dialer/session", {});
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ detail: "impersonation_forbidden" });
+  });
+});
+
+describe("the caller ID", () => {
+  const verify = (owner: Session, number: string, verified = true) =>
+    env.DB.prepare(
+      "INSERT INTO verified_numbers (id, customer_id, number, verified_at, verification_method, created_at, updated_at) VALUES (?, ?, ?, ?, 'call', ?, ?)",
+    )
+      .bind(
+        crypto.randomUUID(),
+        owner.account.id,
+        number,
+        verified ? new Date().toISOString() : null,
+        new Date().toISOString(),
+        new Date().toISOString(),
+      )
+      .run();
+
+  it("is one of the account's verified numbers, shown on the call; anything else is 422 caller_id_not_verified, nothing stored", async () => {
+    const owner = await dialerAccount();
+    const other = await dialerAccount();
+    await verify(owner, "+14155550100");
+    await verify(owner, "+14155550111", false);
+    await verify(other, "+14155550199");
+    for (const number of ["+14155550111", "+14155550199", "+14155550122"]) {
+      const refused = await owner.client.post("/api/customer/dialer/session", { caller_id: number });
+      expect(refused.status, number).toBe(422);
+      expect(refused.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], msg: "caller_id_not_verified" });
+    }
+    const malformed = await owner.client.post("/api/customer/dialer/session", { caller_id: "call me" });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0].loc).toEqual(["body", "caller_id"]);
+    expect(await sessionRow(owner.account.id)).toBeNull();
+
+    const minted = await owner.client.post("/api/customer/dialer/session", { caller_id: "+14155550100" });
+    expect(minted.status).toBe(200);
+    expect(minted.body.caller_id).toBe("+14155550100");
+    const res = await dial(owner.account.id, minted.body.token);
+    expect(res.body).toMatchObject({ decision: "admit", ani: "+14155550100" });
+    expect(await callRow(res.body.call_id)).toMatchObject({ ani: "+14155550100", origin: "dialer" });
+  });
+
+  it("is none without one: the browser's own From is not shown", async () => {
+    const owner = await dialerAccount();
+    const { token, caller_id } = (await mint(owner)).body;
+    expect(caller_id).toBeNull();
+    const res = await node.admit({
+      src_ip: BROWSER,
+      dialed: "1415",
+      origin: "dialer",
+      customer_id: owner.account.id,
+      dialer_token: token,
+      ani: "+18005550000",
+    });
+    expect(res.body).toMatchObject({ decision: "admit", ani: null });
   });
 });
 

@@ -110,12 +110,13 @@ const DIALER_TOKEN_REFUSED: AdmitResponse = { decision: "reject", sip_code: 403,
 async function admitDialerCall(s: Services, request: AdmitRequest): Promise<AdmitResponse> {
   const { customer_id: customerId, dialer_token: token } = request;
   const callId = newId();
-  if (!customerId || !token || !(await spendDialerToken(s, token, customerId, callId))) return DIALER_TOKEN_REFUSED;
+  const spent = customerId && token ? await spendDialerToken(s, token, customerId, callId) : null;
+  if (!customerId || !spent) return DIALER_TOKEN_REFUSED;
   const own: OwnCallRequest = {
     origin: "dialer",
     dialed: request.dialed,
-    // The browser names itself whatever it likes: the destination is not shown it as a caller ID.
-    ani: null,
+    // What the browser puts in From is not a caller ID: the verified number the token was minted with is.
+    ani: spent.callerId,
     sip_call_id: request.sip_call_id,
     node_id: request.node_id,
     boot_id: request.boot_id,

@@ -49,6 +49,10 @@ const PAGE = `<!doctype html>
 <p id="sign-in-error" class="error" role="alert" hidden></p>
 </form>
 <section id="dialer" hidden>
+<div id="caller-id-row" hidden>
+<label for="caller-id">Caller ID</label>
+<select id="caller-id"><option value="">Anonymous</option></select>
+</div>
 <label for="number">Number</label>
 <input id="number" name="number" type="tel" inputmode="tel" autocomplete="off" placeholder="+1 415 555 0123">
 <div id="pad" class="pad">

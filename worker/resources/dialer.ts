@@ -1,4 +1,21 @@
 import { z } from "@hono/zod-openapi";
+import { NUMBER_PATTERN } from "./test-calls.ts";
+
+export const DialerSessionRequestSchema = z
+  .object({
+    caller_id: z
+      .string()
+      .trim()
+      .regex(NUMBER_PATTERN, "caller_id must be 2 to 32 digits, * or #, with an optional leading +")
+      .nullable()
+      .optional()
+      .openapi({
+        description: "The caller ID the call shows: one of the account's verified numbers; left out: none (anonymous)",
+        example: "+14155550100",
+      }),
+  })
+  .openapi("DialerSessionRequest");
+export type DialerSessionRequest = z.infer<typeof DialerSessionRequestSchema>;
 
 export const DialerSessionSchema = z
   .object({
@@ -13,6 +30,7 @@ export const DialerSessionSchema = z
       example: "wss://sip.example.net:7443",
     }),
     sip_domain: z.string().openapi({ description: "The host part of the dialer's SIP URIs", example: "sip.example.net" }),
+    caller_id: z.string().nullable().openapi({ description: "The caller ID the call will show; null: anonymous", example: "+14155550100" }),
   })
   .openapi("DialerSession");
 export type DialerSession = z.infer<typeof DialerSessionSchema>;

@@ -9,16 +9,24 @@ import { dialerSessions } from "../../schema/oauth.ts";
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import { newId } from "../lib/ids.ts";
 import { addSeconds, nowIso } from "../lib/time.ts";
-import type { DialerSession } from "../resources/dialer.ts";
+import { normalizeNumber } from "../lib/numbers.ts";
+import type { DialerSession, DialerSessionRequest } from "../resources/dialer.ts";
 import type { Services } from "./context.ts";
-import { Forbidden } from "./errors.ts";
+import { Forbidden, InvalidField } from "./errors.ts";
 import type { Principal } from "./principal.ts";
+import { verifiedNumberOf } from "./verified-numbers.ts";
 
-export async function mintDialerSession({ db, config }: Services, principal: Principal): Promise<DialerSession> {
+export async function mintDialerSession(s: Services, principal: Principal, input: DialerSessionRequest = {}): Promise<DialerSession> {
+  const { db, config } = s;
   if (!principal.customer.dialerEnabled) throw new Forbidden("dialer_disabled");
   // Calls placed in an account's name are its own people's: not an administrator inside an impersonation, not an agent.
   if (principal.impersonatedBy) throw new Forbidden("impersonation_forbidden");
   if (principal.via === "connector") throw new Forbidden("connector_forbidden");
+  // A caller ID is shown only when the account proved it holds the number (verified numbers).
+  const callerId = input.caller_id ? normalizeNumber(input.caller_id) : null;
+  if (callerId && !(await verifiedNumberOf(s, principal.customer.id, callerId))) {
+    throw new InvalidField("caller_id", "caller_id_not_verified", "caller_id_not_verified");
+  }
   const now = nowIso();
   const expiresAt = addSeconds(now, config.DIALER_TOKEN_TTL_SEC);
   const token = `${principal.customer.id}.${randomToken(32)}`;
@@ -29,6 +37,7 @@ export async function mintDialerSession({ db, config }: Services, principal: Pri
     userId: principal.user.id,
     createdAt: now,
     expiresAt,
+    callerId,
   });
   const url = new URL(config.DIALER_WS_URL);
   return {
@@ -37,15 +46,22 @@ export async function mintDialerSession({ db, config }: Services, principal: Pri
     expires_in: config.DIALER_TOKEN_TTL_SEC,
     websocket_url: config.DIALER_WS_URL,
     sip_domain: url.hostname.replace(/^\[|\]$/g, ""),
+    caller_id: callerId,
   };
 }
 
 /**
- * Spends a dialer token for the call `callId` of account `customerId`: true when the token is
- * that account's, unexpired and unspent, and the account's dialer is still on.
+ * Spends a dialer token for the call `callId` of account `customerId`: the caller ID it was minted
+ * with when the token is that account's, unexpired and unspent, and the account's dialer is still
+ * on; null when it is refused.
  */
-export async function spendDialerToken({ db }: Services, token: string, customerId: string, callId: string): Promise<boolean> {
-  if (dialerTokenAccount(token) !== customerId) return false;
+export async function spendDialerToken(
+  { db }: Services,
+  token: string,
+  customerId: string,
+  callId: string,
+): Promise<{ callerId: string | null } | null> {
+  if (dialerTokenAccount(token) !== customerId) return null;
   const now = nowIso();
   const spent = await db
     .update(dialerSessions)
@@ -59,9 +75,9 @@ export async function spendDialerToken({ db }: Services, token: string, customer
         sql`EXISTS (SELECT 1 FROM ${customers} WHERE ${customers.id} = ${dialerSessions.customerId} AND ${customers.dialerEnabled} = 1)`,
       ),
     )
-    .returning({ id: dialerSessions.id })
+    .returning({ callerId: dialerSessions.callerId })
     .get();
-  return spent !== undefined;
+  return spent ?? null;
 }
 
 /**
