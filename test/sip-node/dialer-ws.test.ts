@@ -64,13 +64,16 @@ class SipSocket {
     });
   }
 
-  request(method: string, options: { callId?: string; token?: string; sdp?: string; toTag?: string; cseq?: number } = {}): string {
+  request(
+    method: string,
+    options: { callId?: string; token?: string; sdp?: string; toTag?: string; cseq?: number; branch?: string } = {},
+  ): string {
     const callId = options.callId ?? `${randomBytes(8).toString("hex")}@${this.host}`;
     const body = options.sdp ?? "";
     if (!this.tags.has(callId)) this.tags.set(callId, randomBytes(4).toString("hex"));
     const lines = [
       `${method} sip:14155550123@127.0.0.1 SIP/2.0`,
-      `Via: SIP/2.0/WS ${this.host};branch=z9hG4bK${randomBytes(8).toString("hex")}`,
+      `Via: SIP/2.0/WS ${this.host};branch=${options.branch ?? `z9hG4bK${randomBytes(8).toString("hex")}`}`,
       "Max-Forwards: 70",
       `From: <sip:web@${this.host}>;tag=${this.tags.get(callId)}`,
       `To: <sip:14155550123@127.0.0.1>${options.toTag ? `;tag=${options.toTag}` : ""}`,
@@ -247,6 +250,27 @@ describe("a call from a browser", () => {
     await browser.close();
     client.close();
     expect(await ended(headerOf(ok, "X-Call-Id"))).toMatchObject({ origin: "dialer", hangup_by: "callee", status: "completed" });
+  });
+
+  it("is cancelled from the browser while it rings: 487, the destination cancelled, nothing charged", async () => {
+    const token = await mint(account);
+    const destination = uas("uas-ring.xml", uasPort);
+    await pause(300);
+    const browser = await NodeBrowser.offer();
+    const client = await SipSocket.open();
+    const branch = `z9hG4bK${randomBytes(8).toString("hex")}`;
+    const callId = client.request("INVITE", { token, sdp: browser.offerSdp, branch });
+    const ringing = await client.next((m) => m.startsWith("SIP/2.0 180 ") && m.includes(callId));
+    client.request("CANCEL", { callId, branch });
+    expect(statusOf(await client.final(callId, "CANCEL"))).toBe(200);
+    expect(statusOf(await client.final(callId))).toBe(487);
+    const sipp = await destination;
+    expect(sipp.code, sipp.output).toBe(0);
+    await browser.close();
+    client.close();
+    const call = await ended(headerOf(ringing, "X-Call-Id"));
+    expect(call).toMatchObject({ origin: "dialer", answered_at: null, billsec: 0, charged_amount: 0 });
+    expect(stack.node.media.ports.used).toBe(0);
   });
 
   it("ends at once when the browser's WebSocket closes without a BYE (a closed tab)", async () => {
