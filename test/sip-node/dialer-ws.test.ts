@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { freeUdpPort, openAccount, pause, startStack, uas, type Stack, type TestAccount } from "./harness.ts";
+import { workerClient } from "../../sip-node/control/worker-client.ts";
 import { NodeBrowser } from "./webrtc-browser.ts";
 
 let stack: Stack;
@@ -161,6 +162,20 @@ describe("the WebSocket listener", () => {
     expect((await account.call("/api/calls")).total).toBe(0);
     client.close();
     open.mockRestore();
+  });
+
+  it("never admits by the whitelist: a browser on a whitelisted address still needs a token, and gets no OPTIONS answer", async () => {
+    const entry = await other.call("/api/customer/ips", { method: "POST", body: { cidr: "127.0.0.1/32", label: "office" } });
+    expect(entry?.id).toBeTruthy();
+    await stack.node.whitelist.refresh(workerClient({ url: stack.api, nodeToken: stack.nodeToken }));
+    expect(stack.node.whitelist.contains("127.0.0.1")).toBe(true);
+    const client = await SipSocket.open();
+    const invite = await client.final(client.request("INVITE", { sdp: PLAIN_SDP }));
+    expect(statusOf(invite)).toBe(403);
+    expect(statusOf(await client.final(client.request("OPTIONS"), "OPTIONS"))).toBe(403);
+    expect((await other.call("/api/calls")).total).toBe(0);
+    client.close();
+    await other.call(`/api/customer/ips/${entry.id}`, { method: "DELETE" });
   });
 });
 
