@@ -1,9 +1,9 @@
 // Account settings: tax id, data location, low-balance alert, billing address (and the tax it brings).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { putDataLocation } from "../../worker/services/settings.ts";
+import { putCallFeatures, putDataLocation } from "../../worker/services/settings.ts";
 import { sweepLowBalanceAlerts } from "../../worker/services/low-balance.ts";
-import { createAccount, principalOf, testServices, type Session } from "./fixtures.ts";
+import { addMember, createAccount, principalOf, testServices, type Session } from "./fixtures.ts";
 
 const mailsTo = async (email: string) =>
   (await env.DB.prepare("SELECT subject FROM outbox_emails WHERE to_address = ?").bind(email).all<{ subject: string }>()).results;
@@ -189,5 +189,44 @@ describe("GET/PUT /api/customer/billing-address", () => {
     expect(country.status).toBe(422);
     expect(country.body.detail[0].loc).toEqual(["body", "country"]);
     expect((await owner.client.get("/api/customer/billing-address")).body).toMatchObject({ country: "CA", province: "ON" });
+  });
+});
+
+describe("GET/PUT /api/customer/call-features", () => {
+  it("starts with the dialer off and test calls on; the owner switches the dialer on and a token can then be minted", async () => {
+    const owner = await createAccount();
+    expect((await owner.client.get("/api/customer/call-features")).body).toEqual({ dialer_enabled: false, test_calls_enabled: true });
+    expect((await owner.client.post("/api/customer/dialer/session", {})).body).toMatchObject({ detail: "dialer_disabled" });
+    const on = await owner.client.put("/api/customer/call-features", { dialer_enabled: true });
+    expect(on.status).toBe(200);
+    expect(on.body).toEqual({ dialer_enabled: true, test_calls_enabled: true });
+    expect((await owner.client.get("/api/auth/me")).body.dialer_enabled).toBe(true);
+    expect((await owner.client.post("/api/customer/dialer/session", {})).status).toBe(200);
+  });
+
+  it("switched off, test calls answer 403 test_calls_disabled", async () => {
+    const owner = await createAccount();
+    await owner.client.put("/api/customer/call-features", { test_calls_enabled: false });
+    const res = await owner.client.post("/api/customer/test-calls", { number: "+15145550100" });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: "test_calls_disabled" });
+  });
+
+  it("is the owner's: a member gets 403 owner_required, an AI agent connector_forbidden, and nothing changes", async () => {
+    const owner = await createAccount();
+    const member = await addMember(owner);
+    const res = await member.client.put("/api/customer/call-features", { dialer_enabled: true });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: "owner_required" });
+    const agent = { ...(await principalOf(owner)), via: "connector" as const };
+    await expect(putCallFeatures(testServices(), agent, { dialer_enabled: true })).rejects.toMatchObject({ detail: "connector_forbidden" });
+    expect((await owner.client.get("/api/customer/call-features")).body.dialer_enabled).toBe(false);
+  });
+
+  it("refuses a switch that is not a boolean, naming the field", async () => {
+    const owner = await createAccount();
+    const res = await owner.client.put("/api/customer/call-features", { dialer_enabled: "yes" });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toContain("dialer_enabled");
   });
 });

@@ -50,6 +50,15 @@ export const PutLowBalanceAlertSchema = z
   })
   .openapi("PutLowBalanceAlert");
 
+export const CallFeaturesSchema = z
+  .object({
+    dialer_enabled: z.boolean().openapi({ description: "The web dialer may mint tokens and place calls (off for a new account)" }),
+    test_calls_enabled: z.boolean().openapi({ description: "The platform may place test calls and verification calls for the account" }),
+  })
+  .openapi("CallFeatures");
+
+export const PutCallFeaturesSchema = CallFeaturesSchema.partial().openapi("PutCallFeatures");
+
 const line = z.string().trim().max(200).nullable().optional();
 
 export const PutBillingAddressSchema = z

@@ -1,11 +1,12 @@
 // Account settings the owner and members keep on the account row: the tax id, where media is
-// stored and relayed, the low-balance alert, and the billing address (which decides the tax).
+// stored and relayed, the low-balance alert, the billing address (which decides the tax), and
+// the calls the platform places for the account (test calls, the web dialer).
 import { eq } from "drizzle-orm";
 import { customers, type BillingAddress } from "../../schema/identity.ts";
 import { toMicros, toUsd } from "../lib/money.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Services } from "./context.ts";
-import { InvalidField } from "./errors.ts";
+import { Forbidden, InvalidField } from "./errors.ts";
 import type { CustomerRow, Principal } from "./principal.ts";
 import { CANADIAN_PROVINCES, taxRuleFor, taxRuleOut } from "./tax.ts";
 
@@ -46,6 +47,27 @@ export async function putDataLocation(s: Services, { customer }: Principal, inpu
     ...(input.media_region !== undefined && { mediaRegion: input.media_region }),
   });
   return dataLocationOut(s, row);
+}
+
+const callFeaturesOut = (row: CustomerRow) => ({ dialer_enabled: row.dialerEnabled, test_calls_enabled: row.testCallsEnabled });
+
+export const getCallFeatures = ({ customer }: Principal) => callFeaturesOut(customer);
+
+/**
+ * The calls the platform places for the account (test calls, the web dialer) switched on or off.
+ * An AI agent may not switch them: turning on a way to ring phones is a person's decision.
+ */
+export async function putCallFeatures(
+  s: Services,
+  principal: Principal,
+  input: { dialer_enabled?: boolean; test_calls_enabled?: boolean },
+) {
+  if (principal.via === "connector") throw new Forbidden("connector_forbidden");
+  const row = await update(s, principal.customer.id, {
+    ...(input.dialer_enabled !== undefined && { dialerEnabled: input.dialer_enabled }),
+    ...(input.test_calls_enabled !== undefined && { testCallsEnabled: input.test_calls_enabled }),
+  });
+  return callFeaturesOut(row);
 }
 
 const alertOut = (row: CustomerRow) => ({

@@ -1,12 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
-import { authenticated } from "../auth/access.ts";
+import { authenticated, ownerOnly } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import {
   BillingAddressSchema,
+  CallFeaturesSchema,
   DataLocationSchema,
   LowBalanceAlertSchema,
   PutBillingAddressSchema,
+  PutCallFeaturesSchema,
   PutDataLocationSchema,
   PutLowBalanceAlertSchema,
   PutTaxIdSchema,
@@ -14,10 +16,12 @@ import {
 } from "../../resources/settings.ts";
 import {
   getBillingAddress,
+  getCallFeatures,
   getDataLocation,
   getLowBalanceAlert,
   getTaxId,
   putBillingAddress,
+  putCallFeatures,
   putDataLocation,
   putLowBalanceAlert,
   putTaxId,
@@ -109,7 +113,32 @@ const putAddressRoute = createRoute({
   responses: { 200: jsonBody(BillingAddressSchema, "Billing address"), ...errors(401, 422) },
 });
 
+const ourExtension = "Our extension: the spec's Account shows `dialer_enabled` but names no way to change it.";
+
+const getCallFeaturesRoute = createRoute({
+  method: "get",
+  path: "/customer/call-features",
+  tags,
+  summary: "Whether the web dialer and test calls are switched on",
+  description: ourExtension,
+  ...authenticated,
+  responses: { 200: jsonBody(CallFeaturesSchema, "Call features"), ...errors(401) },
+});
+
+const putCallFeaturesRoute = createRoute({
+  method: "put",
+  path: "/customer/call-features",
+  tags,
+  summary: "Switch the web dialer or test calls on or off (partial; owner only, not an AI agent)",
+  description: `${ourExtension} Off: POST /customer/dialer/session answers 403 dialer_disabled and unspent tokens stop admitting calls; POST /customer/test-calls answers 403 test_calls_disabled.`,
+  ...ownerOnly,
+  request: jsonRequest(PutCallFeaturesSchema),
+  responses: { 200: jsonBody(CallFeaturesSchema, "Call features"), ...errors(401, 403, 422) },
+});
+
 export function registerSettings(api: Api) {
+  api.openapi(getCallFeaturesRoute, (c) => c.json(getCallFeatures(c.var.principal), 200));
+  api.openapi(putCallFeaturesRoute, async (c) => c.json(await putCallFeatures(c.var.services, c.var.principal, c.req.valid("json")), 200));
   api.openapi(getTaxIdRoute, (c) => c.json(getTaxId(c.var.principal), 200));
   api.openapi(putTaxIdRoute, async (c) => c.json(await putTaxId(c.var.services, c.var.principal, c.req.valid("json")), 200));
   api.openapi(getDataLocationRoute, (c) => c.json(getDataLocation(c.var.services, c.var.principal), 200));
