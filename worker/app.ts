@@ -4,6 +4,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import * as admin from "./api/admin/index.ts";
+import * as agentProtocols from "./api/agent-protocols/index.ts";
 import * as agents from "./api/agents/index.ts";
 import * as alerts from "./api/alerts/index.ts";
 import * as apiKeys from "./api/api-keys/index.ts";
@@ -78,6 +79,7 @@ const AREAS: { register(api: Api): void }[] = [
   alerts,
   webhook,
   testCalls,
+  agentProtocols,
   events,
   voiceWebhooks,
   docs,
@@ -129,7 +131,7 @@ export function newApp(): OpenAPIHono<AppEnv> {
     c.set("db", services.db);
     await next();
   });
-  // The MCP server (its own front door, not in the OpenAPI document: JSON-RPC, not REST).
+  // The MCP server (its own front door: JSON-RPC, not REST; described in the document by api/agent-protocols).
   app.route("/api/mcp", newMcpApp());
   app.route("/api", newApi());
   // OAuth 2.1 for agents: discovery at the root and under /api, endpoints under /api/oauth and /oauth.
