@@ -56,7 +56,8 @@ export class CookieJar {
   }
 }
 
-export type Person = { email: string; password: string };
+/** Someone who authorises an agent: signs in on the page with a password, or comes from the portal with its token. */
+export type Person = { email: string; password: string; token?: string };
 
 /** Sends the page's form as a browser would (same origin), fields in order. */
 export async function postForm(url: string, jar: CookieJar, fields: [string, string][]): Promise<Response> {
@@ -77,7 +78,7 @@ export async function postForm(url: string, jar: CookieJar, fields: [string, str
 export async function consent(
   authorizationUrl: URL | string,
   person: Person,
-  options: { scopes?: string[]; action?: "approve" | "deny"; jar?: CookieJar } = {},
+  options: { scopes?: string[]; action?: "approve" | "deny"; jar?: CookieJar; viaPortal?: boolean } = {},
 ): Promise<URL> {
   const jar = options.jar ?? new CookieJar();
   const first = await workerFetch(authorizationUrl, { redirect: "manual", headers: { cookie: jar.header() } });
@@ -87,11 +88,14 @@ export async function consent(
   expect(first.status, page).toBe(200);
   const action = new URL(authorizationUrl).origin + new URL(authorizationUrl).pathname;
   if (page.includes('name="password"')) {
-    const signIn = await postForm(action, jar, [
-      ...Object.entries(hiddenFields(page)),
-      ["email", person.email],
-      ["password", person.password],
-    ]);
+    const credentials: [string, string][] =
+      options.viaPortal && person.token
+        ? [["access_token", person.token]]
+        : [
+            ["email", person.email],
+            ["password", person.password],
+          ];
+    const signIn = await postForm(action, jar, [...Object.entries(hiddenFields(page)), ...credentials]);
     page = await signIn.text();
     expect(signIn.status, page).toBe(200);
     expect(page, "signed in, the consent page shows").toContain('value="approve"');
@@ -162,7 +166,8 @@ export async function authorizeAgent(person: Person, scopes = ALL_SCOPES) {
     challenge: await oauth.calculatePKCECodeChallenge(verifier),
     state: "fixture",
   });
-  const params = oauth.validateAuthResponse(as, client, await consent(url, person, { scopes }), "fixture");
+  // From the portal when the person has a session: an account with a second factor cannot sign in on the page.
+  const params = oauth.validateAuthResponse(as, client, await consent(url, person, { scopes, viaPortal: true }), "fixture");
   const tokens = await oauth.processAuthorizationCodeResponse(
     as,
     client,
