@@ -42,26 +42,56 @@ export function encodeLaw(law: Law, samples: Int16Array): Buffer {
   return out;
 }
 
+/** The views opusscript keeps on its WebAssembly memory (not in its typings). */
+type OpusScriptViews = { inPCM: Uint16Array; inOpus: Uint8Array; outPCM: Uint16Array; outOpus: Uint8Array };
+
+function newOpus(): OpusScript {
+  const opus = new OpusScript(8000, 1, OpusScript.Application.VOIP);
+  opus.encoderCTL(OPUS_SET_COMPLEXITY, OPUS_COMPLEXITY);
+  opus.encoderCTL(OPUS_SET_BITRATE, OPUS_BITRATE);
+  return opus;
+}
+
+/**
+ * Whether an opusscript instance lost its buffers: it takes views of the WebAssembly memory
+ * once, when made, and the memory growing (more codecs made, as calls start) detaches them,
+ * after which every encode or decode throws. Measured: the first of 300 codecs made in a row.
+ */
+function detached(opus: OpusScript): boolean {
+  const views = opus as unknown as OpusScriptViews;
+  return views.inPCM.length === 0 || views.inOpus.length === 0 || views.outPCM.length === 0 || views.outOpus.length === 0;
+}
+
 /** One direction's Opus state: a decoder (browser to destination) or an encoder (the other way). */
 export class OpusCodec {
-  private readonly opus: OpusScript;
+  private opus: OpusScript = newOpus();
   private deleted = false;
-
-  constructor() {
-    this.opus = new OpusScript(8000, 1, OpusScript.Application.VOIP);
-    this.opus.encoderCTL(OPUS_SET_COMPLEXITY, OPUS_COMPLEXITY);
-    this.opus.encoderCTL(OPUS_SET_BITRATE, OPUS_BITRATE);
-  }
+  /** Times the codec was made afresh because the WebAssembly memory had grown under it. */
+  renewed = 0;
 
   /** An Opus packet's audio at 8 kHz (any frame length the browser chose). */
   decode(packet: Uint8Array): Int16Array {
-    const pcm = this.opus.decode(Buffer.from(packet.buffer, packet.byteOffset, packet.length));
+    const pcm = this.usable().decode(Buffer.from(packet.buffer, packet.byteOffset, packet.length));
     return new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1);
   }
 
   /** 20 ms of 8 kHz audio as one Opus packet. */
   encode(frame: Int16Array): Buffer {
-    return this.opus.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), FRAME_SAMPLES);
+    return this.usable().encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), FRAME_SAMPLES);
+  }
+
+  /**
+   * The codec, made afresh when the memory grew under it (its state starts over: a glitch of
+   * a frame, once per growth). Making one can grow the memory again, even under its own first
+   * views: a few tries.
+   */
+  private usable(): OpusScript {
+    for (let tries = 0; tries < 4 && detached(this.opus); tries++) {
+      this.opus.delete();
+      this.opus = newOpus();
+      this.renewed++;
+    }
+    return this.opus;
   }
 
   /** Frees the codec's WebAssembly memory (it is not garbage collected). */

@@ -103,7 +103,7 @@ export class WebRtcLeg {
   private readonly frames = new FrameQueue();
   private toBrowserSeq = (Math.random() * 0x10000) >>> 0;
   private closed = false;
-  /** Packets the browser sent that the bridge could not use (an unknown payload type, a bad Opus frame). */
+  /** Packets the bridge could not use: from the browser an unknown payload type or a bad Opus frame, to it a failed encoding. */
   errors = 0;
   private guard: { dropped: () => number } | null = null;
 
@@ -309,9 +309,17 @@ export class WebRtcLeg {
     const pcm = new Int16Array(payload.length);
     decodeLaw(law, payload, pcm);
     if (!this.encoder) return this.sendToBrowser(encodeLaw(this.browserCodec as Law, pcm), this.toBrowserClock.map(timestamp));
-    this.frames.push(pcm, timestamp, (frame, frameTimestamp) =>
-      this.sendToBrowser(this.encoder!.encode(frame), this.toBrowserClock.map(frameTimestamp)),
-    );
+    this.frames.push(pcm, timestamp, (frame, frameTimestamp) => {
+      // This runs inside the relay's socket handler: a codec failure costs a frame, never the node.
+      let encoded: Buffer;
+      try {
+        encoded = this.encoder!.encode(frame);
+      } catch {
+        this.errors++;
+        return;
+      }
+      this.sendToBrowser(encoded, this.toBrowserClock.map(frameTimestamp));
+    });
   }
 
   private sendToBrowser(payload: Buffer, timestamp: number): void {

@@ -15,7 +15,7 @@ import { ULAW_TO_PCM, encodeUlaw } from "../../sip-node/media/g711.ts";
 import type { MediaRelay } from "../../sip-node/media/relay.ts";
 import { isRtp, payloadType, sequenceOf } from "../../sip-node/media/rtp.ts";
 import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
-import { FrameQueue } from "../../sip-node/webrtc/transcoder.ts";
+import { FrameQueue, OpusCodec } from "../../sip-node/webrtc/transcoder.ts";
 import { WebRtcError, type WebRtcLeg } from "../../sip-node/webrtc/webrtc-leg.ts";
 import { NodeBrowser, type BrowserCodecChoice } from "./webrtc-browser.ts";
 
@@ -166,6 +166,23 @@ describe("the bridge's framing towards Opus", () => {
     // 40 ms lost: the half frame left is dropped and framing starts at the next packet.
     queue.push(packet(1040), 800, onFrame);
     expect(frames.at(-1)).toEqual([800, 1040]);
+  });
+});
+
+describe("the bridge's Opus codecs", () => {
+  it("keep working when many more are made after them (opusscript's views of a grown WebAssembly memory)", () => {
+    const first = new OpusCodec();
+    const others = Array.from({ length: 300 }, () => new OpusCodec());
+    try {
+      const tone = Int16Array.from({ length: FRAME }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 400 * i) / 8000)));
+      const packet = first.encode(tone);
+      expect(packet.length).toBeGreaterThan(0);
+      expect(first.decode(packet)).toHaveLength(FRAME);
+      expect(first.renewed).toBeGreaterThan(0);
+    } finally {
+      first.delete();
+      for (const codec of others) codec.delete();
+    }
   });
 });
 
