@@ -1,4 +1,4 @@
-// The media of a web dialer call at the node: werift answers the browser's WebRTC offer (ICE
+// The media of a web dialer call at the node: werift answers the browser's WebRTC offer (ICE-lite
 // with one host candidate at the node's public address, DTLS-SRTP, Opus or G.711) and the leg
 // speaks for the browser on one side of the call's MediaRelay. What the browser sends is
 // decrypted, turned into G.711 RTP (Opus decoded, the RTP clock taken from 48 to 8 kHz, DTMF
@@ -6,7 +6,7 @@
 // relay measures, records, captures and forwards it like any caller's RTP; what the relay sends
 // to that side comes back here, is encoded for the browser and sent over SRTP.
 //
-// The B2BUA's use (see docs/ARCHITECTURE.md, sip-node/webrtc/):
+// The B2BUA's use (docs/decisions.md, "Web dialer media"):
 //   const leg = await host.media.openWebRtcLeg(relay, "caller", inviteSdp); // after admission
 //   offer to the destination: call.anchor("a", leg.relaySdpBytes)           // plain RTP, G.711
 //   the destination's answer: call.anchor("b", body); leg.destinationAnswered(body)
