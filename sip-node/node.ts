@@ -55,9 +55,7 @@ export async function startSipNode(
   const bootId = randomUUID();
   const whitelist = new WhitelistFilter();
   await whitelist.refresh(worker);
-  const udp = await UdpTransport.bind(config.sip.bind, config.sip.port, config.sip.publicAddress);
-  // TCP on the same port number as UDP (an ephemeral UDP port in tests gives TCP the same number).
-  const tcp = await TcpTransport.bind(config.sip.bind, udp.local.port, config.sip.publicAddress);
+  const { udp, tcp } = await bindSipPort(config.sip.bind, config.sip.port, config.sip.publicAddress);
   const tls = TcpTransport.outbound("tls", udp.local, dialTls(config.tls));
   const ws = config.sip.ws
     ? await WsTransport.listen({ bind: config.sip.bind, publicAddress: config.sip.publicAddress, ...config.sip.ws })
@@ -189,3 +187,19 @@ export async function startSipNode(
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * UDP and TCP on one port number. With port 0 (tests), the ephemeral UDP port's number may be
+ * taken for TCP by someone else (an outgoing connection's local port): another number is tried.
+ */
+async function bindSipPort(bind: string, port: number, publicAddress: string): Promise<{ udp: UdpTransport; tcp: TcpTransport }> {
+  for (let attempt = 1; ; attempt++) {
+    const udp = await UdpTransport.bind(bind, port, publicAddress);
+    try {
+      return { udp, tcp: await TcpTransport.bind(bind, udp.local.port, publicAddress) };
+    } catch (err) {
+      await udp.close();
+      if (port !== 0 || attempt >= 10 || (err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+    }
+  }
+}

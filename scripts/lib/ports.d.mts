@@ -1,2 +1,3 @@
 export function freeTcpPort(): Promise<number>;
 export function freeUdpPort(): Promise<number>;
+export function freeSipPort(): Promise<number>;

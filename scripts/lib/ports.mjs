@@ -24,3 +24,15 @@ export function freeUdpPort() {
     });
   });
 }
+
+/** A port number free for both UDP and TCP right now (127.0.0.1): a SIP node listens on both. */
+export async function freeSipPort() {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeUdpPort();
+    const free = await new Promise((resolve) => {
+      const server = createServer().listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+      server.on("error", () => resolve(false));
+    });
+    if (free || attempt >= 10) return port;
+  }
+}

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { freeUdpPort } from "../../scripts/lib/ports.mjs";
+import { freeSipPort } from "../../scripts/lib/ports.mjs";
 import type { Stack } from "./harness.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -23,7 +23,7 @@ export type NodeProcess = {
  * started anew in its place.
  */
 export async function startNodeProcess(stack: Stack, env: Record<string, string>): Promise<NodeProcess> {
-  const port = env.SIP_PORT ? Number(env.SIP_PORT) : await freeUdpPort();
+  const port = env.SIP_PORT ? Number(env.SIP_PORT) : await freeSipPort();
   const rtp = 21_000 + (process.pid % 100) * 40;
   // tsx: this machine's Node may predate type stripping.
   const child = spawn(process.execPath, ["--import", "tsx", `${root}sip-node/main.ts`], {
