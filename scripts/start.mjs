@@ -66,6 +66,7 @@ const exchange = demoExchange(base);
 console.log(`
   API        ${base}/api   (explorer: ${base}/api/docs)
   Demo login ${demo.email} / ${demo.password}
+  MCP        ${base}/api/mcp   (agents: OAuth from ${base}/.well-known/oauth-protected-resource/api/mcp; scripts: X-API-Key)
   Exchange   ${base}/exchange   (legacy v1: ${base}/exchange/v1/<controller>.php, HTTP Digest: curl --digest -u user:key)
   Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, 100 USD)
   Demo seller ${exchange.seller.username} / ${exchange.seller.api_key}   (i_account ${exchange.seller.i_account})
