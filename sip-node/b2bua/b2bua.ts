@@ -2,6 +2,7 @@
 // filter: strangers get no answer at all), in-dialog requests find their session by
 // Call-ID and our tag, OPTIONS pings are answered for whitelisted peers. Every message on the
 // wire with one of a call's Call-IDs goes to that call's SIP log.
+import { PendingWork } from "./call-timers.ts";
 import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -75,7 +76,7 @@ export class B2bua implements TransactionUser {
   /** Set while the node drains: new calls are refused with 503 and this Retry-After. */
   private drainRetryAfter: number | null = null;
   /** What ended calls still do (reports, uploads), for a drain to wait on. */
-  private readonly work = new Set<Promise<unknown>>();
+  private readonly work = new PendingWork();
   /** Dialogs the node originated itself (test calls), by Call-ID. */
   private readonly originated = new Map<string, OriginatedDialog>();
 
@@ -170,16 +171,8 @@ export class B2bua implements TransactionUser {
   }
 
   /** Resolves when what ended calls still do (their reports, uploads) is done, or after `timeoutMs`. */
-  async settled(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.work.size > 0 && Date.now() < deadline) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.work]),
-        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
-      ]);
-      clearTimeout(timer);
-    }
+  settled(timeoutMs: number): Promise<void> {
+    return this.work.settled(timeoutMs);
   }
 
   private sessionOf(callId: string): CallSession | undefined {
@@ -348,10 +341,7 @@ export class B2bua implements TransactionUser {
       renewCredit: (atMs) => this.options.reporter.renewBy?.(atMs),
       bootId: this.options.bootId,
       accountOf: (address) => this.options.whitelist.accountOf(address),
-      track: (work) => {
-        this.work.add(work);
-        void work.finally(() => this.work.delete(work)).catch(() => {});
-      },
+      track: (work) => this.work.track(work),
       media: this.options.media,
       nodeId: this.options.nodeId,
       noAnswerMs: this.options.noAnswerSeconds * 1000,

@@ -6,6 +6,7 @@
 // CallReport (the ladder and the events reported to the Worker), CallCredit (the talk time the
 // credit covers) and CallSipLog (every message of the call, written to its sip-log.jsonl and
 // handed over after the end).
+import { CallTimers } from "./call-timers.ts";
 import { randomBytes } from "node:crypto";
 import type { AdmissionTicket } from "../../schema/node-api.ts";
 import type { MediaRelay, MediaSummary, Side } from "../media/relay.ts";
@@ -80,7 +81,7 @@ export class Call {
   bInvite: SipRequest | null = null;
   /** The SDP offer the callee got (anchored at our relay): a platform transfer offers it again. */
   offerToB: Uint8Array = EMPTY;
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timers = new CallTimers();
   /** Our requests still awaiting a final answer (the SIP log waits for them after the end). */
   private unanswered = 0;
 
@@ -132,18 +133,11 @@ export class Call {
 
   /** A timer of this call: the call's end clears every one still pending. */
   after(ms: number, fn: () => void): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    this.timers.add(timer);
-    return timer;
+    return this.timers.after(ms, fn);
   }
 
   clearTimer(timer: ReturnType<typeof setTimeout> | null): void {
-    if (!timer) return;
-    clearTimeout(timer);
-    this.timers.delete(timer);
+    this.timers.clear(timer);
   }
 
   /** Ends the call from the platform's side (a hang-up command, a limit). */
@@ -177,8 +171,7 @@ export class Call {
   finish(hangupBy: HangupBy, reason: string | null, status = 200): void {
     if (this.state === "ended") return;
     this.state = "ended";
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.timers.clearAll();
     this.dialog.releaseHeldAck();
     this.host.unregister(this.session);
     const ticket = this.ticket;

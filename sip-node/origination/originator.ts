@@ -2,6 +2,7 @@
 // the call goes on by itself), `cancel_test_call` withdraws it; the node's hang-up, credit
 // grants, heartbeat (live calls), inspector stats and drain reach them here as they reach the
 // B2BUA's calls. Their dialogs are routed to them by the B2BUA, the node's transaction user.
+import { PendingWork } from "../b2bua/call-timers.ts";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { CallReportAnswer, OriginateCommand } from "../../schema/node-api.ts";
@@ -23,7 +24,7 @@ export class Originator {
   /** Calls under way, by test call id. */
   private readonly calls = new Map<string, TestCall>();
   /** What ended calls still do (progress, reports, uploads), for a drain to wait on. */
-  private readonly work = new Set<Promise<unknown>>();
+  private readonly work = new PendingWork();
   private draining = false;
 
   constructor(options: OriginatorOptions) {
@@ -37,10 +38,7 @@ export class Originator {
       ended: (call) => {
         if (this.calls.get(call.testCallId) === call) this.calls.delete(call.testCallId);
       },
-      track: (work) => {
-        this.work.add(work);
-        void work.finally(() => this.work.delete(work)).catch(() => {});
-      },
+      track: (work) => this.work.track(work),
     };
   }
 
@@ -100,16 +98,8 @@ export class Originator {
   }
 
   /** Resolves when what ended calls still do is done, or after `timeoutMs`. */
-  async settled(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.work.size > 0 && Date.now() < deadline) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.work]),
-        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
-      ]);
-      clearTimeout(timer);
-    }
+  settled(timeoutMs: number): Promise<void> {
+    return this.work.settled(timeoutMs);
   }
 
   private byCallId(callId: string): TestCall | undefined {

@@ -5,6 +5,7 @@
 // call), then BYE. Its call events go to the call reporter as a B2BUA call's do, so the ledger
 // charges it; its progress (dialing, ringing, answered, then done, failed or cancelled) goes to
 // the Worker's test call.
+import { CallTimers } from "../b2bua/call-timers.ts";
 import type { AdmissionTicket, OriginateCommand } from "../../schema/node-api.ts";
 import type { OriginatedDialog } from "../b2bua/b2bua.ts";
 import { CallCredit } from "../b2bua/call-credit.ts";
@@ -76,7 +77,7 @@ export class TestCall {
   private endWhenAdmitted: Outcome | null = null;
   private authTried = false;
   private answeredAt: number | null = null;
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timers = new CallTimers();
   /** Our requests still awaiting a final answer (the SIP log waits for them after the end). */
   private unanswered = 0;
 
@@ -401,8 +402,7 @@ export class TestCall {
   private end(outcome: Outcome | null): void {
     if (this.state === "ended") return;
     this.state = "ended";
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.timers.clearAll();
     this.player?.stop();
     this.agent?.hangUp();
     if (this.dialog) this.host.unregisterDialog(this.dialog.callId);
@@ -460,18 +460,11 @@ export class TestCall {
 
   /** A timer of this call: the end clears every one still pending. */
   after(ms: number, fn: () => void): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    this.timers.add(timer);
-    return timer;
+    return this.timers.after(ms, fn);
   }
 
   clearTimer(timer: ReturnType<typeof setTimeout> | null): void {
-    if (!timer) return;
-    clearTimeout(timer);
-    this.timers.delete(timer);
+    this.timers.clear(timer);
   }
 
   /** The call's live media, for the inspector. */
