@@ -226,12 +226,13 @@ function report() {
     console.log(`  CPU per call-second at ${common} calls: ${line.join(", ")}${ratio}`);
   }
   // The dialer rows against ours: ceilings, and CPU per call-second (dialer at its ceiling, ours
-  // at the same number of calls when it ran that step, else at its first clean step).
-  const oursRows = results.find(({ system }) => system.key === "ours")?.rows ?? [];
+  // at its clean step nearest that number of calls: CPU per call falls as the load grows).
+  const oursRows = (results.find(({ system }) => system.key === "ours")?.rows ?? []).filter((r) => r.clean);
   for (const key of ["dialer", "dialer711"]) {
     const dialer = ceilings[key]?.best;
-    const oursCost = oursRows.find((r) => r.clean && r.calls === dialer?.calls) ?? oursRows.find((r) => r.clean);
-    if (!dialer || !ours || !oursCost) continue;
+    if (!dialer || !ours || oursRows.length === 0) continue;
+    const distance = (r) => Math.abs(r.calls - dialer.calls);
+    const oursCost = oursRows.reduce((best, r) => (distance(r) < distance(best) ? r : best));
     console.log(
       `  ${key} / ours (ceilings): ${dialer.calls} / ${ours.calls} = ${(dialer.calls / ours.calls).toFixed(3)};` +
         ` CPU per call-second: ${key} ${dialer.msPerCallSecond.toFixed(2)} ms at ${dialer.calls} calls (${(1000 / dialer.msPerCallSecond).toFixed(0)} calls per core),` +
