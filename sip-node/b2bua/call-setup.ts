@@ -2,10 +2,11 @@
 // trip to the Worker, the media relay opened, the destination dialled (its digest challenge
 // answered once), its provisionals relayed, and its answer ACKed, reported and passed on to the
 // caller. A CANCEL from the caller, or a destination that rings too long, ends it unanswered.
+import { cancelOf } from "../sip/cancel.ts";
 import { firstCodec, parseSdpAudio } from "../media/sdp.ts";
 import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
 import { header, setHeader } from "../sip/headers.ts";
-import type { SipRequest, SipResponse } from "../sip/message.ts";
+import type { SipResponse } from "../sip/message.ts";
 import { parseCSeq, parseNameAddr, parseUri } from "../sip/parser.ts";
 import type { Call } from "./call.ts";
 
@@ -232,27 +233,9 @@ export class CallSetup {
     }
   }
 
-  /** CANCEL for the destination's INVITE: same Request-URI, Via and CSeq number (RFC 3261 §9.1). */
+  /** CANCEL for the destination's INVITE. */
   cancelB(): void {
-    const call = this.call;
-    const b = call.b!;
-    const invite = call.bInvite!;
-    const cancel: SipRequest = {
-      kind: "request",
-      method: "CANCEL",
-      uri: invite.uri,
-      version: "SIP/2.0",
-      headers: [
-        ["Via", header(invite, "Via")!],
-        ["Max-Forwards", "70"],
-        ["From", header(invite, "From")!],
-        ["To", header(invite, "To")!],
-        ["Call-ID", b.callId],
-        ["CSeq", `${parseCSeq(header(invite, "CSeq")!).seq} CANCEL`],
-      ],
-      body: EMPTY,
-    };
-    call.send(cancel, b.endpoint, () => {});
+    this.call.send(cancelOf(this.call.bInvite!), this.call.b!.endpoint, () => {});
   }
 }
 

@@ -15,7 +15,8 @@ import { responseTo, type ServerTransaction } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { readAnswer, type Answer } from "./sdp-offer.ts";
 import type { OriginationHost } from "./test-call.ts";
-import { cancelOf, newTag, requestOn, type UacDialog } from "./uac-dialog.ts";
+import { newTag, requestOn, type UacDialog } from "./uac-dialog.ts";
+import { cancelOf } from "../sip/cancel.ts";
 
 /** What the agent leg needs of its test call. */
 export type AgentLegOwner = {

@@ -29,7 +29,8 @@ import { RtpPlayer } from "./player.ts";
 import type { ProgressPoster, ProgressStep } from "./progress.ts";
 import { programFor } from "./samples.ts";
 import { readAnswer, sdpOffer, type Answer } from "./sdp-offer.ts";
-import { cancelOf, newTag, requestOn, type UacDialog } from "./uac-dialog.ts";
+import { newTag, requestOn, type UacDialog } from "./uac-dialog.ts";
+import { cancelOf } from "../sip/cancel.ts";
 
 /** What a test call needs of the node. */
 export type OriginationHost = {

@@ -1,9 +1,7 @@
 // The SIP dialog of a call the node places itself (RFC 3261 §12.1.2, we are the UAC): its
-// requests (INVITE, ACK, BYE) built from what the dialog holds, and the CANCEL of its INVITE.
+// requests (INVITE, ACK, BYE) built from what the dialog holds.
 import { randomBytes } from "node:crypto";
-import { header } from "../sip/headers.ts";
 import type { SipRequest } from "../sip/message.ts";
-import { parseCSeq } from "../sip/parser.ts";
 import { BRANCH_MAGIC } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 
@@ -49,23 +47,4 @@ export function requestOn(
   ];
   if (body.length > 0) headers.push(["Content-Type", "application/sdp"]);
   return { kind: "request", method, uri: dialog.remoteTarget, version: "SIP/2.0", headers, body };
-}
-
-/** CANCEL for an INVITE: same Request-URI, Via, From, To and CSeq number (RFC 3261 §9.1). */
-export function cancelOf(invite: SipRequest): SipRequest {
-  return {
-    kind: "request",
-    method: "CANCEL",
-    uri: invite.uri,
-    version: "SIP/2.0",
-    headers: [
-      ["Via", header(invite, "Via")!],
-      ["Max-Forwards", "70"],
-      ["From", header(invite, "From")!],
-      ["To", header(invite, "To")!],
-      ["Call-ID", header(invite, "Call-ID")!],
-      ["CSeq", `${parseCSeq(header(invite, "CSeq")!).seq} CANCEL`],
-    ],
-    body: EMPTY,
-  };
 }
