@@ -1,7 +1,7 @@
 // The audio conversions between a browser's codec and the G.711 the relay carries: Opus
-// (libopus, through opusscript's WebAssembly build, which decodes to and encodes from 8 kHz
-// itself, so no separate resampler is needed) and the G.711 laws (the node's own tables).
-import OpusScript from "opusscript";
+// (libopus, the WebAssembly build the opusscript package ships, which decodes to and encodes
+// from 8 kHz itself, so no separate resampler is needed) and the G.711 laws (the node's own tables).
+import { createRequire } from "node:module";
 import { ALAW_TO_PCM, encodeAlaw, encodeUlaw, ULAW_TO_PCM } from "../media/g711.ts";
 
 export type Law = "PCMU" | "PCMA";
@@ -42,63 +42,84 @@ export function encodeLaw(law: Law, samples: Int16Array): Buffer {
   return out;
 }
 
-/** The views opusscript keeps on its WebAssembly memory (not in its typings). */
-type OpusScriptViews = { inPCM: Uint16Array; inOpus: Uint8Array; outPCM: Uint16Array; outOpus: Uint8Array };
-
-function newOpus(): OpusScript {
-  const opus = new OpusScript(8000, 1, OpusScript.Application.VOIP);
-  opus.encoderCTL(OPUS_SET_COMPLEXITY, OPUS_COMPLEXITY);
-  opus.encoderCTL(OPUS_SET_BITRATE, OPUS_BITRATE);
-  return opus;
-}
-
 /**
- * Whether an opusscript instance lost its buffers: it takes views of the WebAssembly memory
- * once, when made, and the memory growing (more codecs made, as calls start) detaches them,
- * after which every encode or decode throws. Measured: the first of 300 codecs made in a row.
+ * libopus as opusscript builds it (WebAssembly), driven here instead of through opusscript's own
+ * wrapper, which is unsafe with many codecs: it takes views of the module's memory once, when a
+ * codec is made (the memory growing as more are made detaches them: every later call throws),
+ * and its 16-bit views start at twice the address it allocated (a u16 index given a byte
+ * address), so the PCM of one codec is written over memory that belongs to others once there
+ * are a few dozen (measured: codecs 79 and later of 120 threw "offset is out of bounds"). The
+ * same exported functions are called with the same data layout (the glue takes one byte of
+ * PCM per 16-bit slot), at addresses inside this codec's own allocations, through views taken
+ * afresh at every call.
  */
-function detached(opus: OpusScript): boolean {
-  const views = opus as unknown as OpusScriptViews;
-  return views.inPCM.length === 0 || views.inOpus.length === 0 || views.outPCM.length === 0 || views.outOpus.length === 0;
-}
+type OpusNative = {
+  OpusScriptHandler: new (rate: number, channels: number, application: number) => OpusHandler;
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
+  HEAPU8: Uint8Array;
+  HEAPU16: Uint16Array;
+};
+type OpusHandler = {
+  _encode(pcm: number, bytes: number, packet: number, frameSize: number): number;
+  _decode(packet: number, bytes: number, pcm: number): number;
+  _encoder_ctl(ctl: number, value: number): number;
+};
+type OpusHandlerClass = { destroy_handler(handler: OpusHandler): void };
+
+const OPUS_APPLICATION_VOIP = 2048;
+/** 60 ms at 48 kHz, libopus's longest frame, and its largest packet. */
+const MAX_FRAME_SAMPLES = 2880;
+const MAX_PACKET_BYTES = 3828;
+let native: OpusNative | null = null;
+const opusNative = () => (native ??= (createRequire(import.meta.url)("opusscript/build/opusscript_native_wasm.js") as () => OpusNative)());
 
 /** One direction's Opus state: a decoder (browser to destination) or an encoder (the other way). */
 export class OpusCodec {
-  private opus: OpusScript = newOpus();
+  private readonly handler: OpusHandler;
+  /** PCM in and out: one byte per 16-bit slot, so twice the bytes of the longest frame. */
+  private readonly pcm: number;
+  private readonly packet: number;
   private deleted = false;
-  /** Times the codec was made afresh because the WebAssembly memory had grown under it. */
-  renewed = 0;
+
+  constructor() {
+    const opus = opusNative();
+    this.handler = new opus.OpusScriptHandler(8000, 1, OPUS_APPLICATION_VOIP);
+    this.handler._encoder_ctl(OPUS_SET_COMPLEXITY, OPUS_COMPLEXITY);
+    this.handler._encoder_ctl(OPUS_SET_BITRATE, OPUS_BITRATE);
+    this.pcm = opus._malloc(MAX_FRAME_SAMPLES * 2 * 2);
+    this.packet = opus._malloc(MAX_PACKET_BYTES);
+  }
 
   /** An Opus packet's audio at 8 kHz (any frame length the browser chose). */
   decode(packet: Uint8Array): Int16Array {
-    const pcm = this.usable().decode(Buffer.from(packet.buffer, packet.byteOffset, packet.length));
-    return new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1);
+    if (packet.length > MAX_PACKET_BYTES) throw new RangeError("Opus packet too long");
+    const opus = opusNative();
+    opus.HEAPU8.set(packet, this.packet);
+    const samples = this.handler._decode(this.packet, packet.length, this.pcm);
+    if (samples < 0) throw new Error(`Opus decode error ${samples}`);
+    const slots = opus.HEAPU16.subarray(this.pcm >> 1, (this.pcm >> 1) + samples * 2);
+    return new Int16Array(Uint8Array.from(slots).buffer);
   }
 
   /** 20 ms of 8 kHz audio as one Opus packet. */
   encode(frame: Int16Array): Buffer {
-    return this.usable().encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), FRAME_SAMPLES);
-  }
-
-  /**
-   * The codec, made afresh when the memory grew under it (its state starts over: a glitch of
-   * a frame, once per growth). Making one can grow the memory again, even under its own first
-   * views: a few tries.
-   */
-  private usable(): OpusScript {
-    for (let tries = 0; tries < 4 && detached(this.opus); tries++) {
-      this.opus.delete();
-      this.opus = newOpus();
-      this.renewed++;
-    }
-    return this.opus;
+    const opus = opusNative();
+    const bytes = new Uint8Array(frame.buffer, frame.byteOffset, frame.byteLength);
+    opus.HEAPU16.set(bytes, this.pcm >> 1);
+    const length = this.handler._encode(this.pcm, bytes.length, this.packet, FRAME_SAMPLES);
+    if (length < 0) throw new Error(`Opus encode error ${length}`);
+    return Buffer.from(opus.HEAPU8.subarray(this.packet, this.packet + length));
   }
 
   /** Frees the codec's WebAssembly memory (it is not garbage collected). */
   delete(): void {
     if (this.deleted) return;
     this.deleted = true;
-    this.opus.delete();
+    const opus = opusNative();
+    (opus.OpusScriptHandler as unknown as OpusHandlerClass).destroy_handler(this.handler);
+    opus._free(this.pcm);
+    opus._free(this.packet);
   }
 }
 

@@ -4,9 +4,9 @@
 // does) and RFC 4733 digits, and decodes what it hears. Used by the WebRTC bridge's test and
 // bench/media's dialer row.
 import type { Socket } from "node:dgram";
-import OpusScript from "opusscript";
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RTCRtpTransceiver } from "werift";
 import { ALAW_TO_PCM, encodeAlaw, encodeUlaw, ULAW_TO_PCM } from "../../sip-node/media/g711.ts";
+import { OpusCodec } from "../../sip-node/webrtc/transcoder.ts";
 
 export type BrowserCodecChoice = "opus" | "PCMU" | "PCMA";
 const FRAME = 160;
@@ -42,8 +42,9 @@ export class NodeBrowser {
   /** Datagrams as they crossed the browser's socket: in (from the node) and out (to it). */
   readonly wire: { in: Buffer[]; out: Buffer[] } = { in: [], out: [] };
   private codec: BrowserCodecChoice = "opus";
-  private readonly encoder = new OpusScript(8000, 1, OpusScript.Application.VOIP);
-  private readonly decoder = new OpusScript(8000, 1, OpusScript.Application.VOIP);
+  // libopus as the node drives it (opusscript's own wrapper breaks past a few dozen codecs).
+  private readonly encoder = new OpusCodec();
+  private readonly decoder = new OpusCodec();
   private seq = 1000;
   private timestamp = 123_456;
   private readonly keepWire: boolean;
@@ -113,7 +114,7 @@ export class NodeBrowser {
   sendFrame(samples: Int16Array): void {
     const payload =
       this.codec === "opus"
-        ? this.encoder.encode(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), FRAME)
+        ? this.encoder.encode(samples)
         : Buffer.from(samples.map((s) => (this.codec === "PCMU" ? encodeUlaw(s) : encodeAlaw(s))));
     this.send(payload, this.timestamp, false);
     this.timestamp = (this.timestamp + (this.codec === "opus" ? 960 : FRAME)) >>> 0;
@@ -127,7 +128,7 @@ export class NodeBrowser {
 
   /** One Opus frame of 20 ms of 8 kHz audio, as this browser's encoder makes it. */
   encodeOpus(samples: Int16Array): Buffer {
-    return this.encoder.encode(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), FRAME);
+    return this.encoder.encode(samples);
   }
 
   /**
@@ -173,8 +174,7 @@ export class NodeBrowser {
   private decode(pt: number, payload: Buffer): Int16Array {
     if (pt === 0) return Int16Array.from(payload, (b) => ULAW_TO_PCM[b]!);
     if (pt === 8) return Int16Array.from(payload, (b) => ALAW_TO_PCM[b]!);
-    const pcm = this.decoder.decode(payload);
-    return new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length));
+    return this.decoder.decode(payload);
   }
 
   /** Keeps every datagram the browser's ICE socket receives and sends, as they are on the wire. */
