@@ -5,7 +5,6 @@
 // receives (sipp echoes it back, so the recording's callee side holds it), and what the Worker
 // hears: the test call's progress, the call's events and its recording.
 import { randomUUID } from "node:crypto";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer as createTlsServer } from "node:tls";
 import { tmpdir } from "node:os";
@@ -25,6 +24,7 @@ import { responseTo } from "../../sip-node/sip/transactions.ts";
 import { BYTES_PER_SECOND, sample } from "../../sip-node/origination/samples.ts";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
 import { freeUdpPort, pause, uas } from "./harness.ts";
+import { selfSignedCertificate } from "./certificates.ts";
 
 let worker: FakeWorker | null = null;
 let node: SipNode | null = null;
@@ -195,31 +195,7 @@ describe("a test call the node places", () => {
 
   it("reaches a TLS destination whose certificate the node trusts", async () => {
     // sipp here has no TLS: the destination is a small TLS UAS with a certificate made for this run.
-    const dir = mkdtempSync(join(tmpdir(), "test-call-tls-"));
-    const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=127.0.0.1",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
+    const { key, cert } = selfSignedCertificate("test-call-tls");
     const seen: SipRequest[] = [];
     const server = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (socket) => {
       const framer = new StreamFramer();

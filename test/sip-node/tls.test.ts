@@ -1,53 +1,19 @@
 // A destination reached over SIP TLS (some voice-AI providers take nothing else). sipp here is
 // built without TLS, so the destination is a small TLS UAS on Node's tls module, with a
 // certificate made by openssl for this run and trusted through SIP_TLS_CA_FILE.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:tls";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StreamFramer } from "../../sip-node/sip/framer.ts";
 import { header, setHeader } from "../../sip-node/sip/headers.ts";
 import type { SipMessage, SipRequest } from "../../sip-node/sip/message.ts";
 import { serializeMessage } from "../../sip-node/sip/serializer.ts";
 import { responseTo } from "../../sip-node/sip/transactions.ts";
+import { selfSignedCertificate } from "./certificates.ts";
 import { endedCall, openAccount, startStack, uac, type Stack } from "./harness.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "sip-tls-"));
-
-/** A self-signed certificate for 127.0.0.1, made for this run. */
-function certificate(name: string): { key: string; cert: string } {
-  const key = join(dir, `${name}-key.pem`);
-  const cert = join(dir, `${name}-cert.pem`);
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-days",
-      "1",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    ],
-    { stdio: "ignore" },
-  );
-  return { key, cert };
-}
-
-const trusted = certificate("trusted");
-const stranger = certificate("stranger");
+const trusted = selfSignedCertificate("sip-tls-trusted");
+const stranger = selfSignedCertificate("sip-tls-stranger");
 
 let stack: Stack;
 let server: Server;

@@ -3,16 +3,14 @@
 // per source, a browser that stops answering pings is dropped, and sending to a browser that is
 // not connected fails at once (the transaction above learns it without waiting for Timer B/F).
 // WSS serves the configured certificate; plain WS is allowed by the configuration on loopback only.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
 import WebSocket from "ws";
 import type { SipMessage, SipParseError } from "../../sip-node/sip/message.ts";
 import type { Endpoint } from "../../sip-node/sip/transport.ts";
 import { WsTransport } from "../../sip-node/webrtc/ws-transport.ts";
+import { selfSignedCertificate } from "./certificates.ts";
 
 let transport: WsTransport | null = null;
 const clients: WebSocket[] = [];
@@ -106,32 +104,7 @@ describe("SIP over WebSocket", () => {
   });
 
   it("serves WSS with the configured certificate, and its messages say wss", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "wss-"));
-    const key = join(dir, "key.pem");
-    const cert = join(dir, "cert.pem");
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=127.0.0.1",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
+    const { key, cert } = selfSignedCertificate("wss");
     const config = loadSipNodeConfig({
       NODE_TOKEN: "x".repeat(32),
       SIP_BIND: "127.0.0.1",
