@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
 import { startSipNode, type SipNode } from "../../sip-node/node.ts";
 import { workerClient } from "../../sip-node/control/worker-client.ts";
-import { freeTcpPort, freeUdpPort } from "../../scripts/lib/ports.mjs";
+import { freeSipPort, freeTcpPort, freeUdpPort } from "../../scripts/lib/ports.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 
-export { freeUdpPort };
+export { freeSipPort, freeUdpPort };
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,7 +48,7 @@ export async function startStack(env: Record<string, string> = {}, workerVars: R
     NODE_TOKEN: nodeToken,
     WORKER_URL: wrangler.base,
     SIP_BIND: "127.0.0.1",
-    SIP_PORT: String(await freeUdpPort()),
+    SIP_PORT: String(await freeSipPort()),
     NODE_ID: "test-node",
     // Short, so the no-answer test does not wait the production 90 s.
     NO_ANSWER_SECONDS: "3",

@@ -12,7 +12,7 @@ import type { EndedEvent } from "../../schema/node-api.ts";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
 import { startSipNode, type SipNode } from "../../sip-node/node.ts";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
-import { freeUdpPort, pause, sendRaw, uac, uas, type Stack } from "./harness.ts";
+import { freeSipPort, freeUdpPort, pause, sendRaw, uac, uas, type Stack } from "./harness.ts";
 
 const CALLER = "127.0.0.61";
 const ACCOUNT = randomUUID();
@@ -34,7 +34,7 @@ async function start(options: { grantedSeconds?: number; env?: Record<string, st
     NODE_TOKEN: "t".repeat(32),
     WORKER_URL: worker.url,
     SIP_BIND: "127.0.0.1",
-    SIP_PORT: String(await freeUdpPort()),
+    SIP_PORT: String(await freeSipPort()),
     NODE_ID: "ledger-node",
     RTP_TIMEOUT_SECONDS: "60",
     MEDIA_SPOOL_DIR: mkdtempSync(join(tmpdir(), "node-ledger-")),

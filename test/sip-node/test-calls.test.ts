@@ -23,7 +23,7 @@ import { serializeMessage } from "../../sip-node/sip/serializer.ts";
 import { responseTo } from "../../sip-node/sip/transactions.ts";
 import { BYTES_PER_SECOND, sample } from "../../sip-node/origination/samples.ts";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
-import { freeUdpPort, pause, uas } from "./harness.ts";
+import { freeSipPort, freeUdpPort, pause, uas } from "./harness.ts";
 import { selfSignedCertificate } from "./certificates.ts";
 
 let worker: FakeWorker | null = null;
@@ -53,7 +53,7 @@ async function start(options: Options = {}) {
     NODE_TOKEN: "t".repeat(32),
     WORKER_URL: worker.url,
     SIP_BIND: "127.0.0.1",
-    SIP_PORT: String(await freeUdpPort()),
+    SIP_PORT: String(await freeSipPort()),
     NODE_ID: "origin-node",
     RTP_TIMEOUT_SECONDS: "60",
     MEDIA_SPOOL_DIR: mkdtempSync(join(tmpdir(), "test-calls-")),
