@@ -1,38 +1,13 @@
 // GET /api/calls/{id}/inspect: after the call, the record; while it is up, `live` and the media
 // legs asked of the SIP node carrying it through the NodeHub. A node that cannot answer leaves
 // `media` null and the inspector still answers.
-import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeNodes, connectNode } from "./fake-node.ts";
 import { addSipMessages, giveVerdict, insertCall } from "./call-record-fixtures.ts";
-import { ORIGIN } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { createAccount, type Session } from "./fixtures.ts";
 import { addWhitelistEntry, v4Block } from "./network-fixtures.ts";
 import { node } from "./node-client.ts";
-
-const sockets: WebSocket[] = [];
-
-/** A fake SIP node on the NodeHub answering each command with `answer(command)`, or never when it returns null. */
-async function connectNode(nodeId: string, answer: (command: Record<string, unknown>) => Record<string, unknown> | null) {
-  const res = await exports.default.fetch(
-    new Request(`${ORIGIN}/internal/hub?node_id=${nodeId}`, {
-      headers: { Upgrade: "websocket", Authorization: `Bearer ${env.NODE_TOKEN}` },
-    }),
-  );
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  ws.accept();
-  const seen: Record<string, unknown>[] = [];
-  ws.addEventListener("message", (event) => {
-    const { id, command } = JSON.parse(String(event.data));
-    seen.push(command);
-    const reply = answer(command);
-    if (reply) ws.send(JSON.stringify({ id, ...reply }));
-  });
-  sockets.push(ws);
-  return seen;
-}
 
 /** A call up now on `nodeId`, admitted and (unless ringing) answered through the node API, as the ledger holds it. */
 async function upCallOn(owner: Session, nodeId: string, answeredAgoMs: number | null = null) {
@@ -45,9 +20,7 @@ async function upCallOn(owner: Session, nodeId: string, answeredAgoMs: number | 
   return { id: ticket.call_id as string };
 }
 
-afterEach(() => {
-  for (const ws of sockets.splice(0)) ws.close(1000, "test over");
-});
+afterEach(closeNodes);
 
 const leg = (packets: number, extra: Record<string, unknown> = {}) => ({
   endpoint: "203.0.113.10:40000",
@@ -150,7 +123,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     const nodeId = `inspect-node-${crypto.randomUUID()}`;
     const legs = { caller: leg(250), callee: leg(240, { mos: 4.0, jitter_ms: 12.5, loss_pct: 2 }) };
     const sampledAt = new Date().toISOString();
-    const seen = await connectNode(nodeId, (command) =>
+    const { seen } = await connectNode(nodeId, (command) =>
       command.type === "stats" ? { ok: true, result: { active_calls: 1, transactions: 2, media: { sampled_at: sampledAt, legs } } } : null,
     );
     const call = await upCallOn(owner, nodeId, 20_000);

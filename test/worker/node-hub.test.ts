@@ -1,39 +1,12 @@
 // NodeHub: a SIP node holds a WebSocket; POST /customer/destinations/{id}/check reaches it,
 // waits for its OPTIONS result a few seconds at most, and reports the monitor fields.
-import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { ORIGIN, request } from "./client.ts";
+import { closeNodes, connectNode } from "./fake-node.ts";
+import { request } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { createAccount } from "./fixtures.ts";
 
-type Command = { type: string; host?: string; port?: number; transport?: string };
-const sockets: WebSocket[] = [];
-
-/** Connects a fake SIP node that answers each command with `answer(command)` (or stays silent on null). */
-async function connectNode(nodeId: string, answer: (command: Command) => Record<string, unknown> | null) {
-  const res = await exports.default.fetch(
-    new Request(`${ORIGIN}/internal/hub?node_id=${nodeId}`, {
-      headers: { Upgrade: "websocket", Authorization: `Bearer ${env.NODE_TOKEN}` },
-    }),
-  );
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  ws.accept();
-  const seen: Command[] = [];
-  ws.addEventListener("message", (event) => {
-    const { id, command } = JSON.parse(String(event.data));
-    seen.push(command);
-    const reply = answer(command);
-    if (reply) ws.send(JSON.stringify({ id, ...reply }));
-  });
-  sockets.push(ws);
-  return seen;
-}
-
-afterEach(() => {
-  for (const ws of sockets.splice(0)) ws.close(1000, "test over");
-});
+afterEach(closeNodes);
 
 describe("POST /api/customer/destinations/{id}/check", () => {
   it("says why when no SIP node is connected, leaving the status alone", async () => {
@@ -48,7 +21,7 @@ describe("POST /api/customer/destinations/{id}/check", () => {
   it("sends OPTIONS through a connected node and records the answer; a first answer switches monitoring on", async () => {
     const owner = await createAccount();
     const d = await addDestination(owner, { host: "sbc1.carrier.test", port: 5080, transport: "tcp" });
-    const seen = await connectNode("node-a", () => ({ ok: true, result: { code: 200, rtt_ms: 23, error: null } }));
+    const { seen } = await connectNode("node-a", () => ({ ok: true, result: { code: 200, rtt_ms: 23, error: null } }));
     const res = await owner.client.post(`/api/customer/destinations/${d.id}/check`);
     expect(seen).toEqual([{ type: "options", host: "sbc1.carrier.test", port: 5080, transport: "tcp" }]);
     expect(res.body).toMatchObject({
@@ -90,7 +63,7 @@ describe("POST /api/customer/destinations/{id}/check", () => {
     const owner = await createAccount();
     const other = await createAccount();
     const d = await addDestination(owner);
-    const seen = await connectNode("node-d", () => ({ ok: true, result: { code: 200, rtt_ms: 1, error: null } }));
+    const { seen } = await connectNode("node-d", () => ({ ok: true, result: { code: 200, rtt_ms: 1, error: null } }));
     expect((await other.client.post(`/api/customer/destinations/${d.id}/check`)).status).toBe(404);
     expect(seen).toEqual([]);
   });

@@ -1,38 +1,12 @@
-// Test calls as the tests play them: a fake SIP node on the NodeHub's socket (the outside world's
-// edge: it answers the Worker's commands as a node would, and keeps what it was sent), and a
-// number verified the way an owner verifies one (the code comes in the node's originate).
-import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
+// Test calls as the tests play them: a fake SIP node on the NodeHub's socket (fake-node.ts), and
+// a number verified the way an owner verifies one (the code comes in the node's originate).
 import { expect } from "vitest";
-import { ORIGIN } from "./client.ts";
 import type { Session } from "./fixtures.ts";
 import { eventually } from "./ledger-fixtures.ts";
 
-export type Command = Record<string, any> & { type: string };
-export type FakeNode = { seen: Command[]; close(): void };
+import type { Command, FakeNode } from "./fake-node.ts";
 
-/** Connects a fake SIP node that answers each command with `answer(command)`, or stays silent on null. */
-export async function connectNode(
-  nodeId: string,
-  answer: (command: Command) => Record<string, unknown> | null = () => ({ ok: true, result: {} }),
-): Promise<FakeNode> {
-  const res = await exports.default.fetch(
-    new Request(`${ORIGIN}/internal/hub?node_id=${nodeId}`, {
-      headers: { Upgrade: "websocket", Authorization: `Bearer ${env.NODE_TOKEN}` },
-    }),
-  );
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  ws.accept();
-  const seen: Command[] = [];
-  ws.addEventListener("message", (event) => {
-    const { id, command } = JSON.parse(String(event.data));
-    seen.push(command);
-    const reply = answer(command);
-    if (reply) ws.send(JSON.stringify({ id, ...reply }));
-  });
-  return { seen, close: () => ws.close(1000, "test over") };
-}
+export { connectNode, type Command, type FakeNode } from "./fake-node.ts";
 
 /** Polls GET /customer/test-calls/{id} until its status is one of `statuses`. */
 export async function untilStatus(owner: Session, id: string, ...statuses: string[]) {
