@@ -187,7 +187,9 @@ describe("the share page in Chromium", () => {
     expect([200, 206]).toContain(audio.status());
     expect(audio.headers()["content-type"]).toBe("audio/wav");
     // The browser decoded it: the element knows the recording's length (two seconds).
-    await page.waitForFunction('document.getElementById("audio").readyState >= 1');
+    // A function, not a string: Playwright polls a string with eval, which the page's CSP refuses.
+    type Page = { document: { getElementById(id: string): { readyState: number } } };
+    await page.waitForFunction(() => (globalThis as unknown as Page).document.getElementById("audio").readyState >= 1);
     const duration = await page.$eval("#audio", (el) => (el as unknown as { duration: number }).duration);
     expect(duration).toBeGreaterThan(1.9);
 
