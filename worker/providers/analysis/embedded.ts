@@ -1,58 +1,88 @@
-// The embedded analyser: rules and a lexicon (embedded/), nothing outside the Worker. Deterministic:
-// the same transcript and facts always give the same verdict. It reads English; other languages
-// get a verdict from the call's facts and whatever English words they contain.
+// The embedded analyser: cue families of phone fraud and a compact learned model (embedded/), nothing
+// outside the Worker. Deterministic: the same transcript and facts always give the same verdict.
+// It reads English; other languages get a verdict from the call's facts and whatever English words
+// they contain.
 import { type AnalysisInput, type AnalysisResult, type Analyser, type Verdict, VerdictSchema } from "./analyser.ts";
 import { callerName, findClaims, mainClaim } from "./embedded/claims.ts";
+import { cueFlagsOf, cueKeywordsOf, cueSummaryOf } from "./embedded/cue-report.ts";
+import { cueCategory, recommendationOf } from "./embedded/decision.ts";
 import { factEvidenceOf, type SpeechShape } from "./embedded/facts.ts";
-import { callerIdentityOf, keywordsOf, recommendationFor, redFlagsOf, titleOf } from "./embedded/report.ts";
+import { type CallFeatures, callFeatures } from "./embedded/features.ts";
+import { COMMITTED_MODEL, type Model, probabilityOf } from "./embedded/model.ts";
+import { callerIdentityOf, keywordsOf, redFlagsOf, titleOf } from "./embedded/report.ts";
 import { categorise, score } from "./embedded/scoring.ts";
 import { claimEvidenceOf, signalEvidenceOf } from "./embedded/speech.ts";
-import { languageOf, summaryOf, tcpaCommentOf } from "./embedded/summary.ts";
+import { languageOf, tcpaCommentOf } from "./embedded/summary.ts";
 import { sentencesOf, wordCount } from "./embedded/transcript.ts";
+import type { EntityClaim, Evidence, Sentence } from "./embedded/types.ts";
 
 export const EMBEDDED_PROVIDER = "embedded";
-export const EMBEDDED_MODEL = "rules-v1";
-/** Changes whenever a rule, weight or word list changes, so stored verdicts say which rules made them. */
-export const EMBEDDED_PROMPT_VERSION = "embedded-2026-11";
+export const EMBEDDED_MODEL = `cues-lr-${COMMITTED_MODEL.version}`;
+/** Changes whenever a cue, rule or the decision changes, so stored verdicts say which made them. */
+export const EMBEDDED_PROMPT_VERSION = "embedded-2026-11-27";
 
-export function analyseEmbedded(input: AnalysisInput): Verdict {
+/** Everything the analyser observes of a call before deciding: what training reads too. */
+export type Observation = {
+  sentences: Sentence[];
+  shape: SpeechShape;
+  claim: EntityClaim | null;
+  evidence: Evidence[];
+  features: CallFeatures;
+};
+
+export function observe(input: AnalysisInput): Observation {
   const sentences = sentencesOf(input);
   const shape: SpeechShape = {
     heard: sentences.length > 0,
-    callerWords: wordCount(sentences, "caller"),
+    callerWords: wordCount(sentences, "caller") + wordCount(sentences, "unknown"),
     calleeWords: wordCount(sentences, "callee"),
   };
   const claims = findClaims(sentences);
   const claim = mainClaim(claims.claims) ?? mainClaim(claims.references);
   const speech = [...claimEvidenceOf(claims), ...signalEvidenceOf(sentences)];
   const evidence = [...speech, ...factEvidenceOf(input.call, shape, speech)];
-  const result = score(evidence, shape.heard);
-  const category = categorise(result, evidence, claim, shape.heard);
+  const marked = input.segments.length > 0;
+  const features = callFeatures(sentences, evidence, { callerWords: shape.callerWords, calleeWords: shape.calleeWords, marked });
+  return { sentences, shape, claim, evidence, features };
+}
+
+export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_MODEL): Verdict {
+  const seen = observe(input);
+  const { sentences, shape, claim, evidence, features } = seen;
+  // Without words the call's facts decide (one-ring, silent, premium-rate); with words, the model.
+  const rules = score(evidence, shape.heard);
+  const probability = shape.heard ? Math.max(1, Math.min(99, Math.round(100 * probabilityOf(model, features.vector)))) : rules.probability;
+  const recommendation = shape.heard ? recommendationOf(probability, features.families) : rulesRecommendation(rules.probability);
+  const flagged = recommendation !== "allow";
+  const category = !shape.heard
+    ? categorise(rules, evidence, claim, false)
+    : flagged
+      ? (cueCategory(features.families) ?? categorise({ ...rules, probability: Math.max(30, rules.probability) }, evidence, claim, true))
+      : features.families.has("offer_deal") && features.families.has("robo_message")
+        ? "telemarketing"
+        : "legitimate";
+  const facts = evidence.filter((e) => !e.quote);
   const language = languageOf(input, sentences);
-  const english = language === "en";
-  const summary = summaryOf({
-    evidence,
-    sentences,
-    shape,
-    claim,
-    category,
-    probability: result.probability,
-    english,
-    combos: result.combos,
-  });
   return {
     title: titleOf(category, claim),
-    probability: result.probability,
+    probability,
     category,
-    entity: claim?.name ?? null,
-    caller_identity: callerIdentityOf(callerName(sentences), claim, result.families),
-    red_flags: redFlagsOf(evidence, result.probability),
+    entity: claim && claim.speaker !== "callee" ? claim.name : (claim?.name ?? null),
+    caller_identity: callerIdentityOf(callerName(sentences), claim, rules.families),
+    red_flags: shape.heard ? cueFlagsOf(features.cues, facts, model, flagged) : redFlagsOf(evidence, probability),
     language,
-    tcpa_comment: tcpaCommentOf(input.call, category, result.families, result.probability),
-    summary,
-    recommendation: recommendationFor(result.probability),
-    keywords: keywordsOf(evidence),
+    tcpa_comment: tcpaCommentOf(input.call, category, rules.families, probability),
+    summary: cueSummaryOf({ seen, category, probability, recommendation, english: language === "en" }),
+    recommendation,
+    keywords: shape.heard ? cueKeywordsOf(features.cues, model) : keywordsOf(evidence),
   };
+}
+
+/** A call nobody spoke in: the facts' score read in the dashboard's buckets (70 high, 30 medium). */
+function rulesRecommendation(probability: number): Verdict["recommendation"] {
+  if (probability >= 70) return "block";
+  if (probability >= 30) return "review";
+  return "allow";
 }
 
 export class EmbeddedAnalyser implements Analyser {

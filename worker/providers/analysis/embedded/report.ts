@@ -31,6 +31,9 @@ export const CATEGORY_TITLES: Record<string, string> = {
   phishing: "Phishing for codes or card details",
   payment_scam: "Payment scam",
   suspicious_call: "Suspicious call",
+  retail_impersonation: "Retailer impersonation",
+  medicare_insurance_scam: "Medicare or health-insurance scam",
+  loan_debt_scam: "Loan or debt-relief scam",
 };
 
 /** 70 and above is high risk and blocked, 30 and above medium and reviewed, as clients read the buckets. */

@@ -1,0 +1,47 @@
+// Examples as the learner sees them: features from the analyser's own observe(), a label, a weight
+// and the group no split may cut. Real calls weigh more than synthetic dialogues (they are what the
+// analyser meets), and the two labels weigh the same in total.
+import type { AnalysisInput } from "../../worker/providers/analysis/analyser.ts";
+import type { SparseVector } from "../../worker/providers/analysis/embedded/features.ts";
+import { observe } from "../../worker/providers/analysis/embedded.ts";
+import type { Example } from "./corpus.ts";
+import type { TrainingRow } from "./learn.ts";
+
+const CORPUS_WEIGHT: Record<string, number> = { synthetic: 1, ftc: 4, youtube: 4 };
+const weightOf = (corpus: string) => CORPUS_WEIGHT[corpus] ?? (corpus.startsWith("extra") ? 2 : 1);
+
+/**
+ * Each dialogue twice, with its speakers and as one unmarked stretch of text (half the weight each):
+ * transcripts reach the analyser both ways, and the real calls come unmarked, so without this the
+ * model would learn that an unmarked transcript is a scam.
+ */
+function bothForms(e: Example): { input: AnalysisInput; share: number }[] {
+  if (!e.input.segments.length) return [{ input: e.input, share: 1 }];
+  return [
+    { input: e.input, share: 0.5 },
+    { input: { ...e.input, segments: [] }, share: 0.5 },
+  ];
+}
+
+/** Features depend on the example alone: computed once per run, however many folds reuse them. */
+const featureCache = new WeakMap<Example, SparseVector[]>();
+function vectorsOf(e: Example): SparseVector[] {
+  let vectors = featureCache.get(e);
+  if (!vectors) featureCache.set(e, (vectors = bothForms(e).map(({ input }) => observe(input).features.vector)));
+  return vectors;
+}
+
+export function rowsOf(examples: Example[]): TrainingRow[] {
+  const rows: TrainingRow[] = examples.flatMap((e) =>
+    bothForms(e).map(({ share }, i) => ({
+      x: vectorsOf(e)[i]!,
+      y: e.label === "scam" ? (1 as const) : (0 as const),
+      weight: weightOf(e.corpus) * share,
+      group: e.group,
+    })),
+  );
+  const total = (y: 0 | 1) => rows.filter((r) => r.y === y).reduce((s, r) => s + r.weight, 0);
+  const [benign, scam] = [total(0), total(1)];
+  for (const row of rows) row.weight *= row.y ? (benign + scam) / (2 * scam) : (benign + scam) / (2 * benign);
+  return rows;
+}
