@@ -1,8 +1,8 @@
 // Any OpenAI-compatible /v1/chat/completions endpoint, asked for a JSON object and checked
-// against the strict Verdict schema.
+// against the strict Verdict schema; an answer that is not one gives way to the embedded verdict.
 import { ProviderError, providerFailure } from "../provider-error.ts";
 import type { AnalysisInput, AnalysisResult, Analyser } from "./analyser.ts";
-import { tokenCostMicros, verdictFrom } from "./llm-verdict.ts";
+import { llmResult, tokenCostMicros } from "./llm-verdict.ts";
 import { callMessage, PROMPT_VERSION, SYSTEM_PROMPT } from "./prompt.ts";
 
 export type OpenAiChatOptions = {
@@ -45,19 +45,11 @@ export class OpenAiCompatibleAnalyser implements Analyser {
     }
     if (!res.ok) throw await providerFailure("analysis service", res);
     const answer = (await res.json().catch(() => ({}))) as ChatAnswer;
-    const verdict = verdictFrom(answer.choices?.[0]?.message?.content);
     const inputTokens = answer.usage?.prompt_tokens ?? 0;
     const outputTokens = answer.usage?.completion_tokens ?? 0;
     const price = this.options.price ?? { input: 0, output: 0 };
-    return {
-      verdict,
-      provider: "openai-compatible",
-      model: this.options.model,
-      promptVersion: PROMPT_VERSION,
-      inputTokens,
-      outputTokens,
-      costMicros: tokenCostMicros(inputTokens, price.input) + tokenCostMicros(outputTokens, price.output),
-      latencyMs: Date.now() - started,
-    };
+    const costMicros = tokenCostMicros(inputTokens, price.input) + tokenCostMicros(outputTokens, price.output);
+    const call = { provider: "openai-compatible", model: this.options.model, inputTokens, outputTokens, costMicros, started };
+    return llmResult(input, answer.choices?.[0]?.message?.content, call, PROMPT_VERSION);
   }
 }

@@ -1,8 +1,8 @@
 // An instruction model on the Workers AI binding, asked for JSON and checked against the strict
-// Verdict schema.
+// Verdict schema; an answer that is not one gives way to the embedded verdict.
 import { ProviderError } from "../provider-error.ts";
 import type { AnalysisInput, AnalysisResult, Analyser } from "./analyser.ts";
-import { verdictFrom } from "./llm-verdict.ts";
+import { llmResult } from "./llm-verdict.ts";
 import { callMessage, PROMPT_VERSION, SYSTEM_PROMPT } from "./prompt.ts";
 
 type AiBinding = { run(model: string, input: Record<string, unknown>): Promise<unknown> };
@@ -19,7 +19,7 @@ export class WorkersAiAnalyser implements Analyser {
 
   async analyse(input: AnalysisInput): Promise<AnalysisResult> {
     const started = Date.now();
-    let answer: AiAnswer;
+    let answer: AiAnswer | null;
     try {
       answer = (await this.ai.run(this.model, {
         messages: [
@@ -28,20 +28,19 @@ export class WorkersAiAnalyser implements Analyser {
         ],
         response_format: { type: "json_object" },
         temperature: 0,
-      })) as AiAnswer;
+      })) as AiAnswer | null;
     } catch (err) {
       throw new ProviderError(`Workers AI analysis failed: ${(err as Error).message}`, true);
     }
-    return {
-      verdict: verdictFrom(answer.response),
+    const call = {
       provider: "workers-ai",
       model: this.model,
-      promptVersion: PROMPT_VERSION,
-      inputTokens: answer.usage?.prompt_tokens ?? 0,
-      outputTokens: answer.usage?.completion_tokens ?? 0,
+      inputTokens: answer?.usage?.prompt_tokens ?? 0,
+      outputTokens: answer?.usage?.completion_tokens ?? 0,
       // Workers AI bills in neurons on the account's own plan; no per-call price is known here.
       costMicros: 0,
-      latencyMs: Date.now() - started,
+      started,
     };
+    return llmResult(input, answer?.response, call, PROMPT_VERSION);
   }
 }
