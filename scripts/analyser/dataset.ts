@@ -5,10 +5,10 @@ import type { AnalysisInput } from "../../worker/providers/analysis/analyser.ts"
 import type { SparseVector } from "../../worker/providers/analysis/embedded/features.ts";
 import { observe } from "../../worker/providers/analysis/embedded.ts";
 import type { Example } from "./corpus.ts";
-import type { TrainingRow } from "./learn.ts";
+import { HYPER, type TrainingRow } from "./learn.ts";
 
-const CORPUS_WEIGHT: Record<string, number> = { synthetic: 1, ftc: 4, youtube: 4 };
-const weightOf = (corpus: string) => CORPUS_WEIGHT[corpus] ?? (corpus.startsWith("extra") ? 2 : 1);
+const weightOf = (corpus: string) =>
+  corpus === "ftc" || corpus === "youtube" ? HYPER.realWeight : corpus.startsWith("extra") ? HYPER.extraWeight : 1;
 
 /**
  * Each dialogue twice, with its speakers and as one unmarked stretch of text (half the weight each):

@@ -32,17 +32,13 @@ function table(title: string, rows: Scored[], key: (e: Example) => string) {
 
 /** Recall and false alarms had review started at other probabilities: how the threshold was chosen. */
 function sweep(rows: Scored[]) {
-  const sets = [...new Set(rows.map((r) => r.example.corpus))];
-  console.log("\nreview threshold sweep (flagged = probability at or above it)");
-  console.log(`  ${"threshold".padEnd(10)} ${sets.map((s) => s.slice(0, 16).padStart(17)).join("")}`);
-  for (const t of [30, 40, 50, 60, 70, 80, 90]) {
-    const cells = sets.map((s) => {
-      const set = rows.filter((r) => r.example.corpus === s);
-      const positive = set[0]!.example.label === "scam";
-      const hit = set.filter((r) => r.verdict.probability >= t).length;
-      return `${positive ? "R" : "F"}${pct(hit, set.length)}%`.padStart(17);
-    });
-    console.log(`  ${String(t).padEnd(10)} ${cells.join("")}`);
+  const sets = [...new Set(rows.map((r) => `${r.example.corpus} ${r.example.label}`))].sort();
+  console.log("\nreview threshold sweep: share of each set at or above the probability (recall for scams, false alarms for benign)");
+  console.log(`  ${"set".padEnd(30)} ${[30, 40, 50, 60, 70, 80, 90].map((t) => String(t).padStart(7)).join("")}`);
+  for (const set of sets) {
+    const members = rows.filter((r) => `${r.example.corpus} ${r.example.label}` === set);
+    const cells = [30, 40, 50, 60, 70, 80, 90].map((t) => pct(members.filter((r) => r.verdict.probability >= t).length, members.length));
+    console.log(`  ${set.padEnd(30)} ${cells.map((c) => c.padStart(7)).join("")}`);
   }
 }
 
@@ -114,14 +110,22 @@ function errors(rows: Scored[]) {
 const committed = process.argv.includes("--committed");
 const examples = [...syntheticExamples(), ...realDevExamples(), ...extraExamples()];
 const spoken = spokenDevExamples();
+// --same-topics: the synthetic dialogues dealt into folds one by one rather than by topic: other
+// dialogues of topics the model knows, as the corpus authors' own held-back split is.
+const sameTopics = process.argv.includes("--same-topics");
+const grouped = sameTopics
+  ? examples.map((e) => (e.corpus === "synthetic" ? Object.assign(e, { group: `synthetic:${e.id}` }) : e))
+  : examples;
 const rows: Scored[] = committed
   ? [...examples, ...spoken].map((example) => ({ example, verdict: analyseEmbedded(example.input) }))
-  : crossValidated(examples, spoken);
+  : crossValidated(grouped, spoken);
 
 console.log(
   committed
     ? "scored by the committed weights (they saw every set: not a measure of generalisation)"
-    : "scored by grouped cross-validation: each group by a model that never saw it",
+    : sameTopics
+      ? "scored by cross-validation with the synthetic dialogues dealt one by one (topics on both sides), real calls by group"
+      : "scored by grouped cross-validation: each group by a model that never saw it",
 );
 summary(rows);
 table("by topic or group", rows, (e) => `${e.corpus}/${e.topic}`);

@@ -9,14 +9,19 @@ import { type Model, scoreOf, sigmoid } from "../../worker/providers/analysis/em
 export type TrainingRow = { x: SparseVector; y: 0 | 1; weight: number; group: string };
 
 export const HYPER = {
-  epochs: 30,
+  epochs: 15,
   learningRate: 0.3,
   /** L2 on the hashed words, strong: they are the part that overfits the synthetic dialogues' style. */
-  l2Words: 3e-4,
+  l2Words: 3e-5,
   /** L2 on the named features (cues, pairs, rules, shape). */
-  l2Named: 3e-5,
+  l2Named: 3e-4,
   calibrationFolds: 5,
   seed: 20261127,
+  /** How much a real call weighs against a synthetic dialogue. */
+  realWeight: 4,
+  extraWeight: 2,
+  // Experiments: ANALYSER_HYPER='{"l2Words":1e-3}' npm run eval:analyser
+  ...(JSON.parse(process.env.ANALYSER_HYPER ?? "{}") as Record<string, number>),
 };
 
 function shuffled(n: number, seed: number): number[] {

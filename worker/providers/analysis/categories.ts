@@ -16,6 +16,8 @@ export const CATEGORIES = {
   loan_debt_scam: "loans, debt relief, student-loan forgiveness, credit repair",
   warranty_robocall: "a vehicle warranty or service contract",
   investment_scam: "crypto or other investments promising returns",
+  charity_scam: "asks for a donation to a charity or cause it cannot show",
+  job_scam: "a job offer that needs money, equipment or an app first",
   delivery_scam: "a parcel held until a fee is paid",
   phishing: "asks for codes, card, account or identity numbers without another story",
   payment_scam: "asks for gift cards, wires, crypto or cash without another story",

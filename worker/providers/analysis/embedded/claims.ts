@@ -34,6 +34,23 @@ const COMPILED = [...ENTITIES]
   .sort((a, b) => Number(b.named) - Number(a.named))
   .map((entity) => ({ entity, claims: claimPatterns(entity), reference: referencePattern(entity) }));
 
+/** Every alias as a whole word, in one pass: a sentence is tried against only the organisations it names. */
+const ALIAS_OWNERS = new Map<string, Entity[]>();
+for (const entity of ENTITIES) for (const alias of entity.aliases) ALIAS_OWNERS.set(alias, [...(ALIAS_OWNERS.get(alias) ?? []), entity]);
+const ANY_ALIAS = new RegExp(
+  `(?<![\\w])(?:${[...ALIAS_OWNERS.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join("|")})(?![\\w])`,
+  "g",
+);
+
+function entitiesNamedIn(lower: string): Set<Entity> {
+  const named = new Set<Entity>();
+  for (const m of lower.matchAll(ANY_ALIAS)) for (const entity of ALIAS_OWNERS.get(m[0]) ?? []) named.add(entity);
+  return named;
+}
+
 export type Claims = { claims: EntityClaim[]; references: EntityClaim[] };
 
 /** Every organisation a speaker claims to speak for, or refers to as the callee's ("your Amazon account"). */
@@ -42,8 +59,10 @@ export function findClaims(sentences: Sentence[]): Claims {
   const references: EntityClaim[] = [];
   for (const sentence of sentences) {
     let namedClaim = false;
+    const named = entitiesNamedIn(sentence.lower);
+    if (!named.size) continue;
     for (const { entity, claims: patterns, reference } of COMPILED) {
-      if (!entity.aliases.some((alias) => sentence.lower.includes(alias))) continue;
+      if (!named.has(entity)) continue;
       const base = { name: entity.name, kind: entity.kind, named: entity.named, speaker: sentence.speaker, order: sentence.order };
       // "Microsoft technical support" is Microsoft, not also "technical support".
       const match: RegExpExecArray | null | undefined =

@@ -16,6 +16,7 @@ export const CUE_FAMILIES = [
   "imp_carrier",
   "imp_health",
   "imp_relative",
+  "imp_charity",
   // what is asked
   "ask_gift_card",
   "ask_wire",
@@ -38,6 +39,8 @@ export const CUE_FAMILIES = [
   "offer_loan",
   "offer_warranty",
   "offer_deal",
+  "offer_investment",
+  "offer_job",
   // the robocall's form
   "robo_message",
   "robo_opt_out",
@@ -98,7 +101,8 @@ const words = (list: string) => `(?:${list})`;
 const cue = (family: CueFamily, label: string, ...patterns: string[]): CueDefinition => ({
   family,
   label,
-  patterns: patterns.map((p) => new RegExp(p)),
+  // Global, so a negated hearing can be passed over for a later one (firstMatch).
+  patterns: patterns.map((p) => new RegExp(p, "g")),
 });
 
 const TOLL_FREE = words("1 ?8 ?[0-9]{2}|8[0-9]{2}|8 ?[0-9] ?[0-9]|(?:1 )?8 hundred");
@@ -114,7 +118,7 @@ export const CUES: CueDefinition[] = [
     "\\b(?:irs|i r s|internal revenue|treasury department|department of (?:the )?treasury|tax (?:department|office|authority|division|agency)|hmrc|revenue and customs|canada revenue|cra)\\b",
     "\\b(?:federal (?:government|agent|agency|bureau|trade|investigation|crime)|fbi|f b i|dea|d e a|drug enforcement|us marshals?|department of (?:justice|homeland|state|revenue|labor|health|education)|homeland security|attorney general)\\b",
     "\\b(?:police (?:department|officer|station)|sheriff|officer (?:badge|number)|badge number|customs|border protection|immigration|uscis|citizenship|deport\\w*)\\b",
-    "\\b(?:legal department|legal division|court (?:house|of|clerk)|courthouse|magistrate|judge|government (?:grant|agency|program|office))\\b",
+    "\\b(?:legal department|legal division|dmv|motor vehicles|parking enforcement|toll (?:authority|road)|court (?:house|of|clerk)|courthouse|magistrate|judge|government (?:grant|agency|program|office))\\b",
   ),
   cue(
     "imp_bank",
@@ -154,7 +158,7 @@ export const CUES: CueDefinition[] = [
     "imp_health",
     "Claims to call about Medicare, health insurance or medical benefits",
     "\\b(?:medicare|medicaid|medi care|health (?:insurance|plan|benefits|care plan)|insurance (?:plan|benefits|enrollment|enrolment|coverage)|open enrol?ment|affordable care|obamacare|final expense|burial insurance|life insurance)\\b",
-    "\\b(?:back brace|knee brace|braces|glucose monitor|cgm|diabetic (?:supplies|monitor|testing)|medical alert|covid (?:test|kit)|genetic test|cancer screening|hearing aids?)\\b",
+    "\\b(?:back brace|knee brace|braces|flex card|grocery (?:card|allowance|benefit)|benefits? (?:agent|advisor|adviser|center|centre|helpline|department)|glucose monitor|cgm|diabetic (?:supplies|monitor|testing)|medical alert|covid (?:test|kit)|genetic test|cancer screening|hearing aids?)\\b",
     "\\b(?:senior (?:citizens?|benefits?)|benefits? (?:you|that you) (?:are|may be) (?:entitled|eligible)|new (?:medicare )?card)\\b",
   ),
   cue(
@@ -162,6 +166,11 @@ export const CUES: CueDefinition[] = [
     "Claims to be or speak for a relative or their lawyer",
     "\\b(?:grand ?(?:ma|pa|mother|father|son|daughter|child|kid)|nana|your (?:son|daughter|nephew|niece|grandson|granddaughter))\\b",
     "\\b(?:(?:his|her|your (?:son s|daughter s|grandson s)) (?:lawyer|attorney)|public defender|bail (?:money|bond)?|in jail|been arrested|car accident|in the hospital)\\b",
+  ),
+  cue(
+    "imp_charity",
+    "Asks for a donation to a charity or a cause",
+    "\\b(?:donat(?:e|ion|ions|ing)|charit(?:y|ies|able)|foundation|fundrais\\w*|pledge|veterans? (?:fund|relief|association|foundation)|(?:police|firefighters?|sheriffs?) (?:association|fund|benevolent)|tax deductible)\\b",
   ),
 
   cue(
@@ -196,12 +205,13 @@ export const CUES: CueDefinition[] = [
     "Asks for a one-time or verification code",
     "\\b(?:(?:verification|security|confirmation|authori[sz]ation|access|one time|6 digit|4 digit) (?:code|pin|number)|otp|pass ?code)\\b",
     "\\b(?:read|tell|give|repeat|confirm|provide|say) (?:me |us )?(?:back )?(?:the|that|your) (?:code|digits|numbers?) (?:we|i|you|that)\\b",
+    "\\b(?:(?:send|sent|text|texted) you a code|(?:you ll|you will) (?:get|receive) a code|read (?:it|the code|me the code|that code) (?:to me|back))\\b",
     "\\bcode (?:we|i|that we|that i) (?:just )?(?:sent|texted|emailed)\\b",
   ),
   cue(
     "ask_identity",
     "Asks for card, account or identity numbers",
-    "\\b(?:(?:card|credit card|debit card|account|routing|bank account|social security|social insurance|national insurance|member|policy|medicare) number|last 4 (?:digits)?|full name and (?:date of birth|address)|mother s maiden|maiden name|cvv|security code on the back|expiration date|pin number|online banking (?:password|login))\\b",
+    "\\b(?:(?:card|credit card|debit card|account|routing|bank account|social security|social insurance|national insurance|member|policy|medicare) number|last 4 (?:digits)?|full name and (?:date of birth|address)|mother s maiden|maiden name|date of birth|(?:16|sixteen) digits|(?:3|three) (?:digits|numbers) (?:on|at) the back|medicare (?:card|number|id)|cvv|security code on the back|expiration date|pin number|online banking (?:password|login))\\b",
     "\\b(?:verify|confirm|update|validate) (?:your|the) (?:identity|information|details|account|personal|name|address|date of birth|card|bank)\\b",
   ),
   cue(
@@ -219,7 +229,7 @@ export const CUES: CueDefinition[] = [
   cue(
     "ask_payment",
     "Asks for a payment, fee or fine",
-    "\\b(?:pay (?:the|a|this|your|an|that) (?:fine|fee|penalty|amount|balance|settlement|bill|tax|taxes|dues)|processing fee|release fee|clearance fee|customs (?:fee|duty|charges)|settlement amount|outstanding (?:balance|amount|payment|taxes|dues)|make (?:a|the) payment|(?:back|unpaid) taxes|amount due|you owe)\\b",
+    "\\b(?:pay (?:the|a|this|your|an|that) (?:fine|fee|penalty|amount|balance|settlement|bill|tax|taxes|dues)|processing fee|release fee|clearance fee|customs (?:fee|duty|charges)|settlement amount|outstanding (?:balance|amount|payment|taxes|dues)|make (?:a|the) payment|(?:back|unpaid) taxes|unpaid (?:tickets?|tolls?|balance|bill|invoice|fines?)|towed|booted|late fee|deposit of|redelivery fee|amount due|you owe)\\b",
   ),
 
   cue(
@@ -237,12 +247,12 @@ export const CUES: CueDefinition[] = [
   cue(
     "pressure_deadline",
     "Presses for action now",
-    "\\b(?:(?:within|in the next) (?:[0-9]+|24|48|72) (?:hours?|minutes?|days?)|immediate(?:ly)?|right (?:now|away)|final (?:notice|attempt|warning|call|reminder)|last (?:chance|notice|attempt|warning)|before it s too late|urgent(?:ly)?|as soon as possible|time sensitive|expir(?:es|ing) (?:today|soon|tomorrow)|today only|limited time|act now|don t delay|do not ignore)\\b",
+    "\\b(?:(?:within|in the next) (?:[0-9]+|24|48|72) (?:hours?|minutes?|days?)|immediate(?:ly)?|right (?:now|away)|final (?:notice|attempt|warning|call|reminder)|last (?:chance|notice|attempt|warning)|before it s too late|before we (?:take|close|proceed|file)|(?:must|need to) (?:pay|call|act|respond) today|only good (?:on|for) this call|urgent(?:ly)?|as soon as possible|time sensitive|expir(?:es|ing) (?:today|soon|tomorrow)|today only|limited time|act now|don t delay|do not ignore)\\b",
   ),
   cue(
     "pressure_secrecy",
     "Asks to keep it secret or stay on the line",
-    "\\b(?:don t (?:tell|talk to|inform|mention)|do not (?:tell|talk to|inform|discuss|share this|hang up|disconnect)|keep (?:this|it) (?:confidential|secret|between)|confidential (?:case|investigation|matter)|stay on the line|don t hang up|gag order|not to tell anyone|can t tell anyone)\\b",
+    "\\b(?:don t (?:tell|talk to|inform|mention)|do not (?:tell|talk to|inform|discuss|share this|hang up|disconnect)|keep (?:this|it) (?:confidential|secret|between)|confidential (?:case|investigation|matter)|don t hang up|gag order|not to tell anyone|can t tell anyone)\\b",
   ),
 
   cue(
@@ -263,18 +273,28 @@ export const CUES: CueDefinition[] = [
   cue(
     "offer_warranty",
     "Offers a vehicle warranty or service contract",
-    "\\b(?:(?:car s|vehicle s|auto|car|vehicle|extended|factory|manufacturer s?) (?:warranty|warranties|service contract|protection)|vehicle service contract|warranty (?:has|is|will) (?:expired|expiring|about to expire|expire))\\b",
+    "\\b(?:(?:car s|vehicle s|cars|vehicles|auto|car|vehicle|extended|factory|manufacturer s?) (?:warranty|warranties|service contract|protection)|vehicle service contract|warranty (?:has|is|will) (?:expired|expiring|about to expire|expire))\\b",
   ),
   cue(
     "offer_deal",
     "Pitches a discount, free service or savings",
-    "\\b(?:(?:[0-9]+|half) percent (?:off|discount)|discount(?:ed)?|qualif(?:y|ied|ies) for|eligible for|special (?:offer|promotion|program|pricing)|free (?:of charge|quote|estimate|consultation|inspection|installation)|no (?:cost|charge) to you|at no cost|absolutely free|save (?:money|up to|you)|savings|solar|home (?:improvement|warranty|security system)|energy (?:efficient|savings|program)|lower your (?:bill|payments?|monthly))\\b",
+    "\\b(?:(?:[0-9]+|half) percent (?:off|discount)|discount(?:ed)?|qualif(?:y|ied|ies) for|eligible for|special (?:offer|promotion|program|pricing)|free (?:of charge|quote|estimate|consultation|inspection|installation)|no (?:cost|charge) to you|at no cost|absolutely free|save (?:money|up to|you)|savings|solar|home (?:improvement|warranty|security system)|energy (?:efficient|savings|program)|lower your (?:bill|payments?|monthly)|overpaying|saving over|save over|free (?:roof|home|energy) (?:inspection|audit|assessment))\\b",
+  ),
+  cue(
+    "offer_investment",
+    "Pitches an investment or trading profits",
+    "\\b(?:invest(?:ment|ments|ing|or)?|trading (?:platform|account|app)|profits?|returns? (?:of|on your)|guaranteed returns?|passive income|forex|stocks?|gold and silver|precious metals|ira|401 ?k|retirement (?:savings|account)|withdrawal (?:fee|tax)|double your money|market (?:will|is going to))\\b",
+  ),
+  cue(
+    "offer_job",
+    "Offers a job or work from home",
+    "\\b(?:job (?:application|offer|opportunity|interview)|hiring|work from home|data entry|shortlisted|remote (?:job|position|work)|recruit(?:er|ment|ing)|staffing agency|interview|telegram|whats ?app|part time (?:job|work|position))\\b",
   ),
 
   cue(
     "robo_message",
     "Speaks as a recorded message to nobody by name",
-    "\\b(?:this is (?:an?|your) (?:recorded|automated|pre ?recorded|important|final|courtesy|urgent|second|last) (?:message|notice|call|reminder|notification)|this (?:message|call|notice) is (?:from|regarding|to inform|to notify|about|for)|this is a (?:call|message) from|we (?:have been|ve been|are) (?:trying to (?:reach|contact) you|unable to reach you)|(?:the )?reason (?:for|of) (?:this|my|the|our) call|we are (?:calling|reaching out) (?:you )?(?:to|regarding|about|from)|(?:calling|call) (?:you )?(?:to let you know|to inform you|to notify you|in regards? to|regarding your)|this is to (?:inform|notify) you|you are receiving this (?:call|message)|exclusive (?:announcement|offer|message))\\b",
+    "\\b(?:this is (?:an?|your) (?:recorded|automated|pre ?recorded|important|final|courtesy|urgent|second|last) (?:message|notice|call|reminder|notification)|this (?:message|call|notice) is (?:from|regarding|to inform|to notify|about|for)|this is a (?:call|message) from|we (?:have been|ve been|are) (?:trying to (?:reach|contact) you|unable to reach you)|(?:the )?(?:reason|purpose) (?:for|of) (?:this|my|the|our) call|this call is (?:the|our) (?:last|final)|(?:letters?|notices?|emails?) (?:went unanswered|have gone unanswered)|we are (?:calling|reaching out) (?:you )?(?:to|regarding|about|from)|(?:calling|call) (?:you )?(?:to let you know|to inform you|to notify you|in regards? to|regarding your)|this is to (?:inform|notify) you|you are receiving this (?:call|message)|exclusive (?:announcement|offer|message))\\b",
   ),
   cue(
     "robo_opt_out",
@@ -301,26 +321,44 @@ export const CUES: CueDefinition[] = [
   cue(
     "genuine_warning",
     "Warns that the organisation never asks for codes, PINs or payment by phone",
-    "\\b(?:(?:we|i|the bank|they|nobody|no (?:one|1)) (?:will )?never (?:ask|call|request)|never (?:share|give) (?:your|this|the) (?:code|pin|password)|call the number on the back of your card|hang up and call (?:us|the number)|using the number on (?:your|the) (?:card|statement|bill|website))\\b",
+    "\\b(?:(?:will|would|does|do|we|i|they|nobody|no (?:one|1)) never (?:ask|call|request|contact)|never asks? (?:you )?(?:for|to)|never (?:share|give) (?:your|this|the) (?:code|pin|password)|call the number on the back of your card|hang up and call (?:us|the number)|using the number on (?:your|the) (?:card|statement|bill|website))\\b",
   ),
   cue(
     "genuine_service",
-    "Speaks of a booked service: an appointment, a delivery slot, a reservation",
-    "\\b(?:appointment (?:with|for|on|at|tomorrow|today|reminder)|(?:confirm|reschedule|cancel) (?:your|the|my) (?:appointment|reservation|booking)|reservation (?:for|at|under)|table for|prescription (?:is|has been) ready|ready for pick ?up|delivery (?:window|slot|between)|tracking number|check ?in (?:time|online)|boarding|gate (?:change|number)|school (?:will be )?closed|how can i help you (?:today)?|thank you for calling)\\b",
+    "Speaks of a booked service: an appointment, a prescription, a reservation, a survey",
+    "\\b(?:appointments?|reschedul\\w*|reservations?|booking|table for|prescriptions?|refill|pharmacy|ready for pick ?up|delivery (?:window|slot|between)|tracking number|check ?in|boarding|gate (?:change|number)|flight|school|survey|town hall|dentist|clinic|veterinar\\w*|groom\\w*|scan|mri)\\b",
   ),
 ];
 
 export type CueHit = { family: CueFamily; label: string; index: number; match: string };
 
+/** "We never ask for gift cards", "you are not under arrest": a negator a few words before an ask or a threat. */
+const NEGATED = /\b(?:never|not|no|don t|do not|won t|will not|doesn t|does not|cannot|can t|nobody|without)(?: [a-z0-9']+){0,4} $/;
+const NEGATABLE = (family: CueFamily) => family.startsWith("ask_") || family.startsWith("pressure_");
+
+function firstMatch(definition: CueDefinition, normalised: string): RegExpExecArray | null {
+  let first: RegExpExecArray | null = null;
+  for (const pattern of definition.patterns) {
+    const global = pattern;
+    global.lastIndex = 0;
+    for (let m = global.exec(normalised); m; m = global.exec(normalised)) {
+      if (first && m.index >= first.index) break;
+      const negated = NEGATABLE(definition.family) && NEGATED.test(normalised.slice(Math.max(0, m.index - 48), m.index + 1));
+      if (!negated) {
+        first = m;
+        break;
+      }
+      if (m[0].length === 0) global.lastIndex++;
+    }
+  }
+  return first;
+}
+
 /** Every family heard in `normalised` (normaliseForCues), with the first place it was heard. */
 export function cueHits(normalised: string): CueHit[] {
   const hits: CueHit[] = [];
   for (const definition of CUES) {
-    let first: RegExpExecArray | null = null;
-    for (const pattern of definition.patterns) {
-      const m = pattern.exec(normalised);
-      if (m && (!first || m.index < first.index)) first = m;
-    }
+    const first = firstMatch(definition, normalised);
     if (first) hits.push({ family: definition.family, label: definition.label, index: first.index, match: first[0] });
   }
   return hits;

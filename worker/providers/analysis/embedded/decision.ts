@@ -6,7 +6,7 @@ import type { Verdict } from "../analyser.ts";
 import type { CueFamily } from "./cues.ts";
 
 export const REVIEW_MIN = 50;
-export const BLOCK_MIN = 85;
+export const BLOCK_MIN = 90;
 
 const has = (families: Set<CueFamily>, prefix: string) => [...families].some((f) => f.startsWith(prefix));
 
@@ -24,7 +24,10 @@ export function fraudCoreHeard(families: Set<CueFamily>): boolean {
   const recorded = families.has("robo_message") || families.has("robo_opt_out");
   const prompt = families.has("ask_press") || families.has("ask_callback");
   const alarm = has(families, "imp_") || has(families, "pressure_");
-  return (pretext && demand) || (recorded && prompt && alarm);
+  // A caller that warns against the very asks of a scam, or speaks of a booked service, is not blocked.
+  if (families.has("genuine_warning") || families.has("genuine_service")) return false;
+  const pressed = has(families, "pressure_") || recorded;
+  return (pretext && demand && pressed) || (recorded && prompt && alarm);
 }
 
 export function recommendationOf(probability: number, families: Set<CueFamily>): Verdict["recommendation"] {
@@ -51,6 +54,9 @@ export function cueCategory(families: Set<CueFamily>): string | null {
   if (f("imp_carrier")) return "carrier_impersonation";
   if (f("imp_health")) return "medicare_insurance_scam";
   if (f("imp_tech")) return "tech_support_scam";
+  if (f("imp_charity")) return "charity_scam";
+  if (f("offer_investment")) return "investment_scam";
+  if (f("offer_job")) return "job_scam";
   if (f("offer_warranty")) return "warranty_robocall";
   if (f("offer_prize")) return "prize_scam";
   if (f("offer_loan")) return "loan_debt_scam";

@@ -101,41 +101,50 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-/** Word tokens as the model hashes them: numbers of any length are one token, so no campaign's phone number is learned. */
-function tokens(normalised: string): string[] {
-  return normalised
-    .split(" ")
-    .filter(Boolean)
-    .map((w) => (/\d/.test(w) ? "#" : w));
+/** A word pair's hash from its words' hashes (murmur3's finaliser over a mix of the two). */
+function pairHash(a: number, b: number): number {
+  let h = Math.imul(a, 0x9e3779b1) ^ b;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
-function ngramBuckets(sentences: Sentence[]): Map<number, number> {
-  const buckets = new Map<number, number>();
+/** Numbers of any length are one token, so no campaign's phone number or amount is learned. */
+const NUMBER_TOKEN = hash("#");
+
+function ngramBuckets(normalised: string[]): Set<number> {
+  const buckets = new Set<number>();
   let seen = 0;
-  for (const sentence of sentences) {
-    if (seen >= MAX_HASHED_WORDS) break;
-    const words = tokens(normaliseForCues(sentence.text)).slice(0, MAX_HASHED_WORDS - seen);
-    seen += words.length;
-    for (let i = 0; i < words.length; i++) {
-      buckets.set(hash(`u:${words[i]}`) % NGRAM_BUCKETS, 1);
-      if (i > 0) buckets.set(hash(`b:${words[i - 1]} ${words[i]}`) % NGRAM_BUCKETS, 1);
+  for (const text of normalised) {
+    let previous = -1;
+    for (const word of text.split(" ")) {
+      if (!word) continue;
+      if (seen++ >= MAX_HASHED_WORDS) return buckets;
+      const h = /\d/.test(word) ? NUMBER_TOKEN : hash(word);
+      buckets.add(h % NGRAM_BUCKETS);
+      if (previous >= 0) buckets.add(pairHash(previous, h) % NGRAM_BUCKETS);
+      previous = h;
     }
   }
   return buckets;
 }
 
-export function sentenceCues(sentences: Sentence[]): SentenceCue[] {
+function sentenceCues(sentences: Sentence[], normalised: string[]): SentenceCue[] {
   const cues: SentenceCue[] = [];
-  for (const sentence of sentences) {
-    for (const hit of cueHits(normaliseForCues(sentence.text))) cues.push({ ...hit, sentence });
-  }
+  sentences.forEach((sentence, i) => {
+    for (const hit of cueHits(normalised[i]!)) cues.push({ ...hit, sentence });
+  });
   return cues;
 }
 
 const isCallee = (speaker: Speaker) => speaker === "callee";
 
 export function callFeatures(sentences: Sentence[], evidence: Evidence[], shape: SpeechShapeFacts): CallFeatures {
-  const all = sentenceCues(sentences);
+  const normalised = sentences.map((s) => normaliseForCues(s.text));
+  const all = sentenceCues(sentences, normalised);
   const named = new Map<string, number>();
   const families = new Set<CueFamily>();
   for (const cue of all) {
@@ -164,19 +173,22 @@ export function callFeatures(sentences: Sentence[], evidence: Evidence[], shape:
   if (shape.marked && shape.callerWords >= 15 && shape.calleeWords <= 3) named.set("shape:one_sided", 1);
   if (shape.callerWords + shape.calleeWords < 40) named.set("shape:short", 1);
 
-  const vector = toVector(ngramBuckets(sentences), named);
+  const vector = toVector(ngramBuckets(normalised), named);
   // A call's cues in the order they were said, the caller's before the callee's echo of them.
   const cues = firstHearings(all);
   return { vector, cues, families };
 }
 
-function toVector(buckets: Map<number, number>, named: Map<string, number>): SparseVector {
+function toVector(buckets: Set<number>, named: Map<string, number>): SparseVector {
   // The words' block is scaled to unit length, so a long call does not outvote its cues by length alone.
-  const norm = Math.sqrt(buckets.size) || 1;
-  const entries: [number, number][] = [...buckets.keys()].sort((a, b) => a - b).map((i) => [i, 1 / norm]);
-  for (const [name, value] of named) entries.push([NAMED_INDEX.get(name)!, value]);
-  entries.sort((a, b) => a[0] - b[0]);
-  return { indices: entries.map((e) => e[0]), values: entries.map((e) => e[1]) };
+  const value = 1 / (Math.sqrt(buckets.size) || 1);
+  const indices = [...buckets];
+  const values = indices.map(() => value);
+  for (const [name, v] of named) {
+    indices.push(NAMED_INDEX.get(name)!);
+    values.push(v);
+  }
+  return { indices, values };
 }
 
 function firstHearings(all: SentenceCue[]): SentenceCue[] {

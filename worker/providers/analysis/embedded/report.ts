@@ -34,6 +34,8 @@ export const CATEGORY_TITLES: Record<string, string> = {
   retail_impersonation: "Retailer impersonation",
   medicare_insurance_scam: "Medicare or health-insurance scam",
   loan_debt_scam: "Loan or debt-relief scam",
+  charity_scam: "Charity scam",
+  job_scam: "Job scam",
 };
 
 /** 70 and above is high risk and blocked, 30 and above medium and reviewed, as clients read the buckets. */
