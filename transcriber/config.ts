@@ -12,6 +12,12 @@ export type TranscriberConfig = {
   /** The pocketsphinx_continuous binary and the model folder. */
   pocketsphinxBinary: string;
   modelDir: string;
+  /**
+   * The language model: "calls" (built from the call corpus, lm/build.ts), "general" (the model
+   * folder's en-us.lm.bin), or the path of an ARPA or sphinx binary file, with `dict` its dictionary.
+   */
+  lm: string;
+  dict: string | null;
 };
 
 export class ConfigError extends Error {
@@ -35,5 +41,7 @@ export function loadTranscriberConfig(env: Record<string, string | undefined>): 
     maxBytes: int("TRANSCRIBER_MAX_MB", 25, 1, 1024) * 1024 * 1024,
     pocketsphinxBinary: env.TRANSCRIBER_POCKETSPHINX || "pocketsphinx_continuous",
     modelDir: env.TRANSCRIBER_MODEL_DIR || "/usr/share/pocketsphinx/model/en-us",
+    lm: env.TRANSCRIBER_LM || "calls",
+    dict: env.TRANSCRIBER_DICT || null,
   };
 }

@@ -17,6 +17,8 @@ export type EngineInfo = {
   model: string;
   /** ISO-639-1 code of the one language the model knows. */
   language: string;
+  /** Which language model the decoder uses, when it has a choice (e.g. "calls", "general"). */
+  lm?: string;
 };
 
 export interface SpeechEngine {

@@ -16,6 +16,11 @@ export type PocketSphinxOptions = {
   binary: string;
   /** Folder holding en-us/ (acoustic model), en-us.lm.bin and cmudict-en-us.dict. */
   modelDir: string;
+  /** Language model (ARPA text or sphinx binary) and its dictionary; the model folder's general ones by default. */
+  lm?: string;
+  dict?: string;
+  /** What the language model is, for /health (e.g. "calls"). */
+  lmName?: string;
   /** Extra decoder arguments, e.g. ["-lw", "8"]. */
   extraArgs?: string[];
   /** A run is killed after this many seconds plus twice the audio's length. */
@@ -33,24 +38,31 @@ const WORD_LINE = /^(\S+) (\d+\.\d+) (\d+\.\d+) (-?\d+(?:\.\d+)?(?:e[-+]\d+)?)$/
 const FILLER = /^(<s>|<\/s>|<sil>|\[[A-Z_]+\]|\+\+.*\+\+)$/;
 
 export class PocketSphinxEngine implements SpeechEngine {
-  readonly info: EngineInfo = { engine: "pocketsphinx 0.8 (Debian)", model: "pocketsphinx-en-us", language: "en" };
+  readonly info: EngineInfo;
   private readonly options: PocketSphinxOptions;
   private workDir: Promise<string> | null = null;
 
   constructor(options: Partial<PocketSphinxOptions> = {}) {
     this.options = { ...DEFAULT_POCKETSPHINX, ...options };
+    const lm = this.options.lmName ?? (this.options.lm ? "custom" : "general");
+    this.info = { engine: "pocketsphinx 0.8 (Debian)", model: "pocketsphinx-en-us", language: "en", lm };
   }
 
   private get files() {
     const dir = this.options.modelDir;
-    return { hmm: join(dir, "en-us"), lm: join(dir, "en-us.lm.bin"), dict: join(dir, "cmudict-en-us.dict") };
+    return {
+      hmm: join(dir, "en-us"),
+      lm: this.options.lm ?? join(dir, "en-us.lm.bin"),
+      dict: this.options.dict ?? join(dir, "cmudict-en-us.dict"),
+    };
   }
 
   async check(): Promise<void> {
     const { hmm, lm, dict } = this.files;
     for (const path of [join(hmm, "mdef"), lm, dict]) {
       await access(path).catch(() => {
-        throw new EngineUnavailable(`the pocketsphinx model file ${path} is missing (Debian package pocketsphinx-en-us)`);
+        const from = path.startsWith(this.options.modelDir) ? "Debian package pocketsphinx-en-us" : "npm run build:lm";
+        throw new EngineUnavailable(`the pocketsphinx model file ${path} is missing (${from})`);
       });
     }
     // A second of silence proves the binary runs and loads the model.
