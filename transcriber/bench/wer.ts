@@ -2,8 +2,10 @@
 //
 //   node transcriber/bench/wer.ts           the measured sets (kept apart from tuning)
 //   node transcriber/bench/wer.ts --dev     the development sets, with a sweep of the front end's settings
+//   node transcriber/bench/wer.ts --lm=general,calls   the service front end with each language model
 //   options: --sets="real 8k G.711,espeak 8k G.711" (only those columns), --verbose (each reference and hypothesis),
 //            with --dev: --fold=0,0.5,1 (band fold gains) --noise=off,50,40 (comfort noise, dB under the peak)
+//            --lm: "general" (en-us.lm.bin), "calls" (lm/build.ts, the service's default) or name=file.lm:file.dict
 //
 // Audio sets, made here with Debian's sox and espeak-ng from Debian's pocketsphinx-testdata:
 //   real 16k        LibriVox read speech (5 utterances, 71 words, 35 s), as shipped: 16 kHz
@@ -16,6 +18,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureCallsModel } from "../lm/build.ts";
 import { PocketSphinxEngine } from "../pocketsphinx.ts";
 import type { FrontEndOptions } from "../resample.ts";
 import { DEFAULT_FRONT_END } from "../resample.ts";
@@ -69,7 +72,8 @@ function sox(source: string, ...steps: string[][]): Uint8Array {
   let input = source;
   for (const step of steps) {
     const output = join(work, `${counter++}.wav`);
-    run("sox", [input, ...step.slice(0, step.indexOf("|")), output, ...step.slice(step.indexOf("|") + 1)]);
+    // -R: sox's dither is random unless asked to repeat itself.
+    run("sox", ["-R", input, ...step.slice(0, step.indexOf("|")), output, ...step.slice(step.indexOf("|") + 1)]);
     input = output;
   }
   return readFileSync(input);
@@ -129,7 +133,7 @@ function sets(dev: boolean): AudioSet[] {
   ];
 }
 
-type Config = { name: string; frontEnd: FrontEndOptions };
+type Config = { name: string; frontEnd: FrontEndOptions; engine?: PocketSphinxEngine };
 
 const OFF = Infinity;
 const CONFIGS: Config[] = [
@@ -156,19 +160,41 @@ function sweep(): Config[] {
   return configs;
 }
 
+/** One row per language model of --lm, with the service front end; none without --lm. */
+function languageModelConfigs(): Config[] {
+  const specs = process.argv.find((a) => a.startsWith("--lm="))?.slice("--lm=".length);
+  if (!specs) return [];
+  return specs.split(",").map((spec) => {
+    if (spec === "general") return { name: "service front end, general LM", frontEnd: DEFAULT_FRONT_END, engine: new PocketSphinxEngine() };
+    if (spec === "calls") {
+      const { lm, dict } = ensureCallsModel();
+      return { name: "service front end, calls LM", frontEnd: DEFAULT_FRONT_END, engine: new PocketSphinxEngine({ lm, dict }) };
+    }
+    const [name, files] = spec.split("=") as [string, string];
+    const [lm, dict] = files.split(":");
+    return { name: `service front end, ${name} LM`, frontEnd: DEFAULT_FRONT_END, engine: new PocketSphinxEngine({ lm, dict }) };
+  });
+}
+
+/** The general language model, as measured before the phone-call one (the figures of README.md). */
 const engine = new PocketSphinxEngine();
 
 /** Recognitions at once: one per core of the 2-core machines this runs on. */
 const PARALLEL = 2;
 
-async function score(set: AudioSet, frontEnd: FrontEndOptions, verbose: boolean): Promise<{ errors: number; words: number }> {
+async function score(
+  set: AudioSet,
+  frontEnd: FrontEndOptions,
+  verbose: boolean,
+  recogniser: PocketSphinxEngine = engine,
+): Promise<{ errors: number; words: number }> {
   let errors = 0;
   let words = 0;
   let next = 0;
   const worker = async () => {
     while (next < set.items.length) {
       const item = set.items[next++]!;
-      const { text } = await transcribeWav(engine, item.wav, { frontEnd });
+      const { text } = await transcribeWav(recogniser, item.wav, { frontEnd });
       const ref = normaliseWords(item.reference);
       const e = wordErrors(ref, normaliseWords(text));
       errors += e;
@@ -189,7 +215,9 @@ async function main(): Promise<void> {
     ?.slice("--sets=".length)
     .split(",");
   const audio = sets(dev).filter((s) => !only || only.includes(s.name));
-  const configs = dev ? sweep() : CONFIGS;
+  const byLm = languageModelConfigs();
+  const configs = byLm.length ? byLm : dev ? sweep() : CONFIGS;
+  for (const config of byLm) await config.engine!.check();
   const started = Date.now();
   const width = Math.max(...configs.map((c) => c.name.length));
   console.log(`WER (%), ${dev ? "development" : "measured"} sets; engine ${engine.info.engine}, model ${engine.info.model}\n`);
@@ -198,13 +226,14 @@ async function main(): Promise<void> {
   for (const config of configs) {
     const cells: string[] = [];
     for (const set of audio) {
-      const { errors, words } = await score(set, config.frontEnd, verbose);
+      const { errors, words } = await score(set, config.frontEnd, verbose, config.engine);
       cells.push(((100 * errors) / words).toFixed(1).padStart(`${set.name} (${count(set)} w)`.length));
     }
     console.log(`| ${config.name.padEnd(width)} | ${cells.join(" | ")} |`);
   }
   console.log(`\n${((Date.now() - started) / 1000).toFixed(0)} s`);
   await engine.close();
+  for (const config of byLm) await config.engine!.close();
 }
 
 function count(set: AudioSet): number {
