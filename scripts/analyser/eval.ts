@@ -6,6 +6,7 @@
 // topic is ever on both sides of a split. `--committed` scores the committed weights instead (which
 // saw everything: an upper bound, not a measure).
 import { analyseEmbedded, observe } from "../../worker/providers/analysis/embedded.ts";
+import { fraudCoreHeard } from "../../worker/providers/analysis/embedded/decision.ts";
 import type { Verdict } from "../../worker/providers/analysis/analyser.ts";
 import { type Example, extraExamples, realDevExamples, spokenDevExamples, syntheticExamples } from "./corpus.ts";
 import { crossValidated } from "./folds.ts";
@@ -38,6 +39,19 @@ function sweep(rows: Scored[]) {
   for (const set of sets) {
     const members = rows.filter((r) => `${r.example.corpus} ${r.example.label}` === set);
     const cells = [30, 40, 50, 60, 70, 80, 90].map((t) => pct(members.filter((r) => r.verdict.probability >= t).length, members.length));
+    console.log(`  ${set.padEnd(30)} ${cells.map((c) => c.padStart(7)).join("")}`);
+  }
+}
+
+/** The share blocked had block started at other probabilities (always with the fraud's core heard). */
+function blockSweep(rows: Scored[]) {
+  const sets = [...new Set(rows.map((r) => `${r.example.corpus} ${r.example.label}`))].sort();
+  const core = new Map(rows.map((r) => [r, fraudCoreHeard(observe(r.example.input).features.families)]));
+  console.log("\nblock threshold sweep: share of each set at or above the probability with the fraud's core heard");
+  console.log(`  ${"set".padEnd(30)} ${[60, 70, 80, 85, 90, 95].map((t) => String(t).padStart(7)).join("")}`);
+  for (const set of sets) {
+    const members = rows.filter((r) => `${r.example.corpus} ${r.example.label}` === set);
+    const cells = [60, 70, 80, 85, 90, 95].map((t) => pct(members.filter((r) => r.verdict.probability >= t && core.get(r)).length, members.length));
     console.log(`  ${set.padEnd(30)} ${cells.map((c) => c.padStart(7)).join("")}`);
   }
 }
@@ -135,6 +149,7 @@ table(
   (e) => e.group,
 );
 sweep(rows);
+blockSweep(rows);
 calibration(rows);
 cpuPerCall(examples);
 if (process.argv.includes("--errors")) errors(rows);

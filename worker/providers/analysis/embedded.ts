@@ -75,7 +75,7 @@ export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_M
   const { sentences, shape, claim, evidence, features } = seen;
   // Without words the call's facts decide (one-ring, silent, premium-rate); with words, the model.
   const rules = score(evidence, shape.heard);
-  const probability = shape.heard ? Math.max(1, Math.min(99, Math.round(100 * probabilityOf(model, features.vector)))) : rules.probability;
+  const probability = shape.heard ? spokenProbability(model, features, evidence) : rules.probability;
   const recommendation = shape.heard ? recommendationOf(probability, features.families) : rulesRecommendation(rules.probability);
   const flagged = recommendation !== "allow";
   const category = !shape.heard
@@ -100,6 +100,17 @@ export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_M
     recommendation,
     keywords: shape.heard ? cueKeywordsOf(features.cues, model) : keywordsOf(evidence),
   };
+}
+
+/** Log-odds a fact of the call adds per point of its evidence (premium-rate numbers, digits keyed after an ask). */
+const FACT_LOG_ODDS_PER_POINT = 1 / 20;
+
+/** The model's calibrated probability, moved by the call's own facts, which no transcript carries. */
+function spokenProbability(model: Model, features: CallFeatures, evidence: Evidence[]): number {
+  const p = probabilityOf(model, features.vector);
+  const facts = evidence.filter((e) => !e.quote && e.points > 0).reduce((sum, e) => sum + e.points, 0);
+  const moved = 1 / (1 + Math.exp(-(Math.log(p / (1 - p)) + facts * FACT_LOG_ODDS_PER_POINT)));
+  return Math.max(1, Math.min(99, Math.round(100 * moved)));
 }
 
 /** A call nobody spoke in: the facts' score read in the dashboard's buckets (70 high, 30 medium). */

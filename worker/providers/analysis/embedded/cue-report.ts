@@ -67,12 +67,16 @@ export function cueSummaryOf({ seen, category, probability, recommendation, engl
       ? "A recorded or one-sided message"
       : "A call";
   const claim = seen.claim && seen.claim.speaker !== "callee" ? ` claiming to be ${entityPhrase(seen.claim)}` : "";
+  // The claim is said once, by name; the other families say what the caller did.
   const caller = seen.features.cues.filter(
-    (c) => c.sentence.speaker !== "callee" && !c.family.startsWith("genuine_") && !c.family.startsWith("callee_"),
+    (c) => c.sentence.speaker !== "callee" && !/^(?:genuine_|callee_)/.test(c.family) && !(claim && c.family.startsWith("imp_")),
   );
   const actions = [...new Set(caller.map((c) => lowerFirst(c.label)))].slice(0, 3);
   const what = actions.length ? `${subject}${claim} that ${list(actions)}` : `${subject}${claim} with no fraud cue heard`;
-  const note = english ? "" : " (the speech does not look like English; the analyser reads English only)";
+  const reassuring = seen.features.cues.find((c) => c.family === "genuine_warning" && c.sentence.speaker !== "callee");
+  const note =
+    (reassuring ? `; reassuring: it ${lowerFirst(reassuring.label)}` : "") +
+    (english ? "" : " (the speech does not look like English; the analyser reads English only)");
   if (recommendation === "allow")
     return `Allowed at ${probability}%: ${lowerFirst(what)}, without a scam's pretext and demand together${note}.`;
   const title = (CATEGORY_TITLES[category] ?? category.replace(/_/g, " ")).toLowerCase();

@@ -205,7 +205,7 @@ export const CUES: CueDefinition[] = [
     "Asks for a one-time or verification code",
     "\\b(?:(?:verification|security|confirmation|authori[sz]ation|access|one time|6 digit|4 digit) (?:code|pin|number)|otp|pass ?code)\\b",
     "\\b(?:read|tell|give|repeat|confirm|provide|say) (?:me |us )?(?:back )?(?:the|that|your) (?:code|digits|numbers?) (?:we|i|you|that)\\b",
-    "\\b(?:(?:send|sent|text|texted) you a code|(?:you ll|you will) (?:get|receive) a code|read (?:it|the code|me the code|that code) (?:to me|back))\\b",
+    "\\b(?:(?:send|sent|text|texted) you a code|(?:you ll|you will) (?:get|receive) a code|read (?:me |us )?(?:the |that |your )?code|read (?:it|that) (?:to me|back))\\b",
     "\\bcode (?:we|i|that we|that i) (?:just )?(?:sent|texted|emailed)\\b",
   ),
   cue(
@@ -241,7 +241,7 @@ export const CUES: CueDefinition[] = [
     "pressure_account",
     "Says an account or service is compromised, suspended or charged",
     "\\b(?:suspend(?:ed|ing|sion)?|(?:will be|has been|have been|is being|being|was|is) (?:cancel+ed|terminated|disconnected|blocked|locked|frozen|closed|deactivated|compromised|hacked|breached|flagged)|shut (?:off|down)|cut off)\\b",
-    "\\b(?:suspicious (?:activity|activities|charges?|transactions?|login|purchase)|unauthori[sz]ed (?:charges?|transactions?|purchases?|activity|access|use)|fraudulent (?:activity|activities|charges?|transactions?|use)|illegal (?:activity|activities)|identity (?:theft|has been stolen|stolen)|stolen identity|security (?:breach|alert|issue)|data breach|someone (?:is )?(?:using|used|has used) your)\\b",
+    "\\b(?:suspicious (?:activity|activities|charges?|transactions?|login|purchases?|payments?|transfers?)|unauthori[sz]ed (?:charges?|transactions?|purchases?|activity|access|use)|fraudulent (?:activity|activities|charges?|transactions?|use)|illegal (?:activity|activities)|identity (?:theft|has been stolen|stolen)|stolen identity|security (?:breach|alert|issue)|data breach|someone (?:is )?(?:using|used|has used) your)\\b",
     "\\b(?:(?:was|were|been|be) charged|a charge of|debited|deducted from your)\\b",
   ),
   cue(
@@ -251,7 +251,7 @@ export const CUES: CueDefinition[] = [
   ),
   cue(
     "pressure_secrecy",
-    "Asks to keep it secret or stay on the line",
+    "Asks to keep the call secret or not to hang up",
     "\\b(?:don t (?:tell|talk to|inform|mention)|do not (?:tell|talk to|inform|discuss|share this|hang up|disconnect)|keep (?:this|it) (?:confidential|secret|between)|confidential (?:case|investigation|matter)|don t hang up|gag order|not to tell anyone|can t tell anyone)\\b",
   ),
 
