@@ -50,7 +50,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/sip-node/**/*.test.ts", "test/contract/**/*.test.ts", "test/browser/**/*.test.ts"],
+          include: ["test/sip-node/**/*.test.ts", "test/contract/**/*.test.ts", "test/browser/**/*.test.ts", "test/analyser/**/*.test.ts"],
           // The sipp tests start wrangler dev and place real calls.
           testTimeout: 60_000,
           hookTimeout: 120_000,
