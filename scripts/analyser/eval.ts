@@ -46,12 +46,14 @@ function sweep(rows: Scored[]) {
 /** The share blocked had block started at other probabilities (always with the fraud's core heard). */
 function blockSweep(rows: Scored[]) {
   const sets = [...new Set(rows.map((r) => `${r.example.corpus} ${r.example.label}`))].sort();
-  const core = new Map(rows.map((r) => [r, fraudCoreHeard(observe(r.example.input).features.families)]));
+  const core = new Map(rows.map((r) => [r, fraudCoreHeard(observe(r.example.input).features)]));
   console.log("\nblock threshold sweep: share of each set at or above the probability with the fraud's core heard");
   console.log(`  ${"set".padEnd(30)} ${[60, 70, 80, 85, 90, 95].map((t) => String(t).padStart(7)).join("")}`);
   for (const set of sets) {
     const members = rows.filter((r) => `${r.example.corpus} ${r.example.label}` === set);
-    const cells = [60, 70, 80, 85, 90, 95].map((t) => pct(members.filter((r) => r.verdict.probability >= t && core.get(r)).length, members.length));
+    const cells = [60, 70, 80, 85, 90, 95].map((t) =>
+      pct(members.filter((r) => r.verdict.probability >= t && core.get(r)).length, members.length),
+    );
     console.log(`  ${set.padEnd(30)} ${cells.map((c) => c.padStart(7)).join("")}`);
   }
 }

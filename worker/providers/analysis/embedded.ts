@@ -76,7 +76,7 @@ export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_M
   // Without words the call's facts decide (one-ring, silent, premium-rate); with words, the model.
   const rules = score(evidence, shape.heard);
   const probability = shape.heard ? spokenProbability(model, features, evidence) : rules.probability;
-  const recommendation = shape.heard ? recommendationOf(probability, features.families) : rulesRecommendation(rules.probability);
+  const recommendation = shape.heard ? recommendationOf(probability, features) : rulesRecommendation(rules.probability);
   const flagged = recommendation !== "allow";
   const category = !shape.heard
     ? categorise(rules, evidence, claim, false)

@@ -132,7 +132,7 @@ export const CUES: CueDefinition[] = [
     "imp_tech",
     "Claims to call from a technology company or its support",
     "\\b(?:micro ?soft|windows (?:support|technical|security|department|team|license|licence|computer)|apple (?:support|care|id)|i ?cloud|google (?:support|account|listing)|norton|mcafee|mc ?afee|geek squad|antivirus|anti virus)\\b",
-    "\\b(?:tech(?:nical)? (?:support|department|team|service)|computer (?:security|department|technician)|network (?:security|department)|security department)\\b",
+    "\\b(?:tech(?:nical)? (?:support|department|team|service)|computer (?:security|department|technician)|network (?:security|department)|security (?:department|center|centre)|support (?:department|center|centre)|hotmail|outlook|gmail|yahoo|e ?mail (?:service )?provider|apple (?:system|device|security))\\b",
     "\\b(?:your (?:computer|pc|laptop|device|router|ip address)|ip address|virus(?:es)?|malware|hack(?:ed|er|ers|ing)|infected|firewall|trojan|spyware|pop ?ups?|message on (?:my|your|the) screen|security (?:center|centre|alert) (?:says|on))\\b",
   ),
   cue(
@@ -176,7 +176,10 @@ export const CUES: CueDefinition[] = [
   cue(
     "ask_gift_card",
     "Asks for payment in gift cards",
-    "\\b(?:gift ?cards?|itunes|google play|steam (?:card|wallet)|apple (?:gift )?cards?|ebay cards?|target cards?|walmart cards?|vanilla (?:visa|card)|green ?dot|money ?pak|prepaid (?:card|debit)|scratch (?:off|the back)|numbers? on the back of the card)\\b",
+    // Asked for, not offered: "buy Google Play cards and read me the numbers", not "you'll receive a gift card".
+    "\\b(?:buy|buying|purchase|pay(?:ing|ment)?(?: [a-z]+){0,3} (?:with|in|by|using|through)|pick up|load|go (?:to|and get)|in the form of)(?: [a-z0-9]+){0,4} (?:gift ?cards?|itunes|google play|steam (?:card|wallet)|apple (?:gift )?cards?|ebay cards?|target cards?|walmart cards?|prepaid (?:cards?|debit)|vanilla (?:visa|cards?))\\b",
+    "\\b(?:gift ?cards?|itunes|google play|steam|prepaid) (?:cards? )?(?:numbers?|codes?|pins?|claim codes?)\\b",
+    "\\b(?:green ?dot|money ?pak|scratch (?:off|the back)|numbers? on the back of the (?:gift )?cards?)\\b",
   ),
   cue(
     "ask_wire",
@@ -198,7 +201,7 @@ export const CUES: CueDefinition[] = [
     "Asks to install software or give access to a computer",
     "\\b(?:any ?desk|team ?viewer|ultra ?viewer|support ?assist|logmein|log me in|remote (?:access|control|desktop|session|support|connection)|screen ?(?:share|sharing|connect))\\b",
     "\\b(?:download (?:an?|the|this) (?:app|application|software|program|tool)|install (?:an?|the|this) (?:app|application|software|program)|windows (?:key|button|logo)|event viewer|control panel|command prompt|run box|type (?:in )?(?:www|w w w|h t t p))\\b",
-    "\\b(?:go to your (?:computer|laptop|pc)|are you (?:in front of|near|at) (?:your|the) (?:computer|laptop|pc)|turn on your (?:computer|laptop|pc))\\b",
+    "\\b(?:go to your (?:computer|laptop|pc)|follow my instructions?|are you (?:in front of|near|at) (?:your|the) (?:computer|laptop|pc)|turn on your (?:computer|laptop|pc))\\b",
   ),
   cue(
     "ask_code",
@@ -241,7 +244,7 @@ export const CUES: CueDefinition[] = [
     "pressure_account",
     "Says an account or service is compromised, suspended or charged",
     "\\b(?:suspend(?:ed|ing|sion)?|(?:will be|has been|have been|is being|being|was|is) (?:cancel+ed|terminated|disconnected|blocked|locked|frozen|closed|deactivated|compromised|hacked|breached|flagged)|shut (?:off|down)|cut off)\\b",
-    "\\b(?:suspicious (?:activity|activities|charges?|transactions?|login|purchases?|payments?|transfers?)|unauthori[sz]ed (?:charges?|transactions?|purchases?|activity|access|use)|fraudulent (?:activity|activities|charges?|transactions?|use)|illegal (?:activity|activities)|identity (?:theft|has been stolen|stolen)|stolen identity|security (?:breach|alert|issue)|data breach|someone (?:is )?(?:using|used|has used) your)\\b",
+    "\\b(?:suspicious (?:activity|activities|charges?|transactions?|login|purchases?|payments?|transfers?)|unauthori[sz]ed (?:charges?|transactions?|purchases?|activity|access|use)|fraudulent (?:activity|activities|charges?|transactions?|use)|illegal (?:activity|activities)|identity (?:theft|has been stolen|stolen)|stolen identity|security (?:breach|alert|issue)|data breach|access to (?:the |your )?(?:[a-z]+ )?(?:device|computer|account|system) (?:has been|is|was) (?:blocked|locked|suspended|denied)|someone (?:is )?(?:using|used|has used) your)\\b",
     "\\b(?:(?:was|were|been|be) charged|a charge of|debited|deducted from your)\\b",
   ),
   cue(

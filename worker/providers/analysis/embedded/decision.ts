@@ -13,25 +13,30 @@ const has = (families: Set<CueFamily>, prefix: string) => [...families].some((f)
 /** Demands no genuine caller makes: payment that cannot be recalled, access to a computer, a code, a threat of arrest. */
 const STRONG_DEMANDS: CueFamily[] = ["ask_gift_card", "ask_wire", "ask_crypto", "ask_courier", "ask_remote", "ask_code", "pressure_legal"];
 
+/** What the decision reads of a call: the cue families heard and whether both sides spoke. */
+export type HeardCall = { families: Set<CueFamily>; conversation: boolean };
+
 /**
  * The pattern of a scam, not just its words: a pretext (a claimed identity or an offer) with a
- * demand no genuine caller makes, or a recorded message that claims an identity or alarms and asks
- * for a key press or a call back.
+ * demand no genuine caller makes and pressure of another kind, or a recorded message (not a
+ * conversation) that claims an identity or alarms and asks for a key press or a call back.
  */
-export function fraudCoreHeard(families: Set<CueFamily>): boolean {
-  const pretext = has(families, "imp_") || has(families, "offer_");
-  const demand = STRONG_DEMANDS.some((f) => families.has(f));
-  const recorded = families.has("robo_message") || families.has("robo_opt_out");
-  const prompt = families.has("ask_press") || families.has("ask_callback");
-  const alarm = has(families, "imp_") || has(families, "pressure_");
+export function fraudCoreHeard({ families, conversation }: HeardCall): boolean {
   // A caller that warns against the very asks of a scam, or speaks of a booked service, is not blocked.
   if (families.has("genuine_warning") || families.has("genuine_service")) return false;
-  const pressed = has(families, "pressure_") || recorded;
-  return (pretext && demand && pressed) || (recorded && prompt && alarm);
+  const pretext = has(families, "imp_") || has(families, "offer_");
+  const demands = STRONG_DEMANDS.filter((f) => families.has(f));
+  const pressures = [...families].filter((f) => f.startsWith("pressure_"));
+  const recorded = !conversation && (families.has("robo_message") || families.has("robo_opt_out"));
+  // The threat of arrest is a demand or a pressure, not both at once.
+  const pressed = recorded || pressures.some((p) => demands.some((d) => d !== p));
+  const prompt = families.has("ask_press") || families.has("ask_callback");
+  const alarm = has(families, "imp_") || pressures.length > 0;
+  return (pretext && demands.length > 0 && pressed) || (recorded && prompt && alarm);
 }
 
-export function recommendationOf(probability: number, families: Set<CueFamily>): Verdict["recommendation"] {
-  if (probability >= BLOCK_MIN && fraudCoreHeard(families)) return "block";
+export function recommendationOf(probability: number, heard: HeardCall): Verdict["recommendation"] {
+  if (probability >= BLOCK_MIN && fraudCoreHeard(heard)) return "block";
   if (probability >= REVIEW_MIN) return "review";
   return "allow";
 }

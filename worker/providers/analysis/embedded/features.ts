@@ -87,6 +87,8 @@ export type CallFeatures = {
   /** Every cue family's first hearing on the caller's (or an unnamed) side, then the callee's, in call order. */
   cues: SentenceCue[];
   families: Set<CueFamily>;
+  /** Both sides spoke (speakers marked, the callee more than a few words): not a recorded message. */
+  conversation: boolean;
 };
 
 export type SpeechShapeFacts = { callerWords: number; calleeWords: number; marked: boolean };
@@ -176,7 +178,8 @@ export function callFeatures(sentences: Sentence[], evidence: Evidence[], shape:
   const vector = toVector(ngramBuckets(normalised), named);
   // A call's cues in the order they were said, the caller's before the callee's echo of them.
   const cues = firstHearings(all);
-  return { vector, cues, families };
+  const conversation = shape.marked && shape.calleeWords > 15;
+  return { vector, cues, families, conversation };
 }
 
 function toVector(buckets: Set<number>, named: Map<string, number>): SparseVector {
