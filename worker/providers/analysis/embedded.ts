@@ -98,7 +98,7 @@ export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_M
     tcpa_comment: tcpaCommentOf(input.call, category, rules.families, probability),
     summary: cueSummaryOf({ seen, category, probability, recommendation, english: language === "en" }),
     recommendation,
-    keywords: shape.heard ? cueKeywordsOf(features.cues, model) : keywordsOf(evidence),
+    keywords: shape.heard ? cueKeywordsOf(features.cues, model, claim?.name ?? null) : keywordsOf(evidence),
   };
 }
 

@@ -3,6 +3,7 @@
 import type { Verdict } from "../analyser.ts";
 import type { Observation } from "../embedded.ts";
 import { entityPhrase } from "./claims.ts";
+import { CUE_KEYWORDS } from "./cues.ts";
 import type { SentenceCue } from "./features.ts";
 import { contributionOf, type Model } from "./model.ts";
 import { CATEGORY_TITLES } from "./report.ts";
@@ -37,9 +38,11 @@ export function cueFlagsOf(cues: SentenceCue[], facts: Evidence[], model: Model,
   return lines.slice(0, MAX_FLAGS).map((line, i) => `${i + 1}. ${line}`);
 }
 
-export function cueKeywordsOf(cues: SentenceCue[], model: Model): string[] {
+/** The families that argued for fraud, weightiest first, as words to search calls by, and the organisation claimed. */
+export function cueKeywordsOf(cues: SentenceCue[], model: Model, entity: string | null): string[] {
   const ranked = cues.filter((c) => weightOf(model, c) > 0).sort((a, b) => weightOf(model, b) - weightOf(model, a));
-  return [...new Set(ranked.map((c) => c.match.trim()))].slice(0, MAX_KEYWORDS);
+  const words = ranked.map((c) => CUE_KEYWORDS[c.family]).filter((k): k is string => k !== null);
+  return [...new Set([...(entity ? [entity.toLowerCase()] : []), ...words])].slice(0, MAX_KEYWORDS);
 }
 
 const list = (items: string[]) => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);

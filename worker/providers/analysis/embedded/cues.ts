@@ -333,6 +333,47 @@ export const CUES: CueDefinition[] = [
   ),
 ];
 
+/** The keyword a family adds to the verdict: what a person would search calls for. */
+export const CUE_KEYWORDS: Record<CueFamily, string | null> = {
+  imp_government: "government impersonation",
+  imp_bank: "bank impersonation",
+  imp_tech: "tech support",
+  imp_retail: "retail order",
+  imp_utility: "utility disconnection",
+  imp_carrier: "phone provider",
+  imp_health: "medicare",
+  imp_relative: "relative in trouble",
+  imp_charity: "donation",
+  ask_gift_card: "gift cards",
+  ask_wire: "wire transfer",
+  ask_crypto: "cryptocurrency",
+  ask_courier: "cash courier",
+  ask_remote: "remote access",
+  ask_code: "one-time code",
+  ask_identity: "card or identity numbers",
+  ask_press: "press 1",
+  ask_callback: "call back",
+  ask_payment: "payment demand",
+  pressure_legal: "arrest or legal threat",
+  pressure_account: "account compromised",
+  pressure_deadline: "urgency",
+  pressure_secrecy: "secrecy",
+  offer_prize: "prize",
+  offer_refund: "refund",
+  offer_loan: "loan or lower rate",
+  offer_warranty: "vehicle warranty",
+  offer_deal: "sales pitch",
+  offer_investment: "investment",
+  offer_job: "job offer",
+  robo_message: "recorded message",
+  robo_opt_out: "opt-out line",
+  robo_transfer: "transfer to an agent",
+  callee_suspects: "callee suspects a scam",
+  callee_refuses: "callee refuses",
+  genuine_warning: null,
+  genuine_service: null,
+};
+
 export type CueHit = { family: CueFamily; label: string; index: number; match: string };
 
 /** "We never ask for gift cards", "you are not under arrest": a negator a few words before an ask or a threat. */
