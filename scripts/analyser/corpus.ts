@@ -120,12 +120,16 @@ export function extraExamples(): Example[] {
 export function spokenDevExamples(): Example[] {
   const path = `${DATA_DIR}spoken-dev/offline-transcripts.jsonl`;
   if (!existsSync(path)) return [];
-  return readJsonl<{ id: string; group: string; label: Label; hypothesis: string }>(path).map((row) => ({
-    id: `spoken:${row.id}`,
-    corpus: "spoken-offline",
-    group: `spoken:${row.group}`,
-    topic: row.group.startsWith("cease") ? "robocall" : "scam_call",
-    label: row.label,
-    input: plainInput(row.hypothesis),
-  }));
+  return readJsonl<{ id: string; group: string; label: Label; hypothesis: string }>(path).map((row) => {
+    // The same group key as the call's written transcript (realDevExamples), so folds keep them together.
+    const corpus = row.id.split(":")[0]!;
+    return {
+      id: `spoken:${row.id}`,
+      corpus: "spoken-offline",
+      group: `spoken:${corpus}:${row.group}`,
+      topic: corpus === "ftc" ? "robocall" : "scam_call",
+      label: row.label,
+      input: plainInput(row.hypothesis),
+    };
+  });
 }
