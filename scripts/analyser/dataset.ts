@@ -1,7 +1,7 @@
 // Examples as the learner sees them: features from the analyser's own observe(), a label, a weight
 // and the group no split may cut. Real calls weigh more than synthetic dialogues (they are what the
 // analyser meets), and the two labels weigh the same in total.
-import type { AnalysisInput } from "../../worker/providers/analysis/analyser.ts";
+import type { AnalysisInput, Segment } from "../../worker/providers/analysis/analyser.ts";
 import type { SparseVector } from "../../worker/providers/analysis/embedded/features.ts";
 import { observe } from "../../worker/providers/analysis/embedded.ts";
 import type { Example } from "./corpus.ts";
@@ -10,16 +10,33 @@ import { HYPER, type TrainingRow } from "./learn.ts";
 const weightOf = (corpus: string) =>
   corpus === "ftc" || corpus === "youtube" ? HYPER.realWeight : corpus.startsWith("extra") ? HYPER.extraWeight : 1;
 
+/** A reply no recorded message contains: the text is an unmarked conversation, not a one-sided message. */
+const REPLY = /\b(?:yes|yeah|okay|ok|wait|what|hmm|uh|um|i don't|i didn't|how do i)\b/i;
+
 /**
- * Each dialogue twice, with its speakers and as one unmarked stretch of text (half the weight each):
- * transcripts reach the analyser both ways, and the real calls come unmarked, so without this the
- * model would learn that an unmarked transcript is a scam.
+ * Each call in both forms the pipeline hands the analyser, half the weight each: a dialogue with
+ * its speakers and as one unmarked text (real transcripts come unmarked; without this the model
+ * learns that an unmarked transcript is a scam), and a one-sided message unmarked and as the
+ * pipeline marks it (the caller's channel speaking, the callee's saying hello), which is how a
+ * robocall reaches the Worker.
  */
 function bothForms(e: Example): { input: AnalysisInput; share: number }[] {
-  if (!e.input.segments.length) return [{ input: e.input, share: 1 }];
+  const { input } = e;
+  if (input.segments.length) {
+    return [
+      { input, share: 0.5 },
+      { input: { ...input, segments: [] }, share: 0.5 },
+    ];
+  }
+  if (REPLY.test(input.text)) return [{ input, share: 1 }];
+  const words = input.text.split(/\s+/).length;
+  const segments: Segment[] = [
+    { speaker: "callee", start: 0, end: 1, text: "Hello?" },
+    { speaker: "caller", start: 1, end: 1 + words / 2.5, text: input.text },
+  ];
   return [
-    { input: e.input, share: 0.5 },
-    { input: { ...e.input, segments: [] }, share: 0.5 },
+    { input, share: 0.5 },
+    { input: { ...input, segments, text: `Hello?\n${input.text}` }, share: 0.5 },
   ];
 }
 

@@ -123,7 +123,7 @@ export const CUES: CueDefinition[] = [
   cue(
     "imp_bank",
     "Claims to call from a bank or card issuer",
-    "\\b(?:fraud (?:department|prevention|team|unit|division|investigation)|security (?:department|team) (?:of|at|from) (?:your|the) bank|your bank)\\b",
+    "\\b(?:(?:fraud|security)(?: [a-z]+){0,3} (?:your|the) bank|fraud (?:department|prevention|team|unit|division|investigation)|security (?:department|team) (?:of|at|from) (?:your|the) bank|your bank)\\b",
     "\\b(?:card ?(?:holder|member) services|card services|credit card (?:services|company|department|issuer)|visa|master ?card|american express|amex|discover card)\\b",
     "\\b(?:chase|wells fargo|bank of america|citi ?bank|capital 1|pay ?pal|barclays|hsbc|lloyds|santander|natwest|td bank|rbc|scotia ?bank)\\b",
     "\\bcalling (?:you )?(?:from|on behalf of) (?:the |your )?(?:[a-z]+ ){0,2}bank\\b",
@@ -245,7 +245,7 @@ export const CUES: CueDefinition[] = [
     "Says an account or service is compromised, suspended or charged",
     "\\b(?:suspend(?:ed|ing|sion)?|(?:will be|has been|have been|is being|being|was|is) (?:cancel+ed|terminated|disconnected|blocked|locked|frozen|closed|deactivated|compromised|hacked|breached|flagged)|shut (?:off|down)|cut off)\\b",
     "\\b(?:suspicious (?:activity|activities|charges?|transactions?|login|purchases?|payments?|transfers?)|unauthori[sz]ed (?:charges?|transactions?|purchases?|activity|access|use)|fraudulent (?:activity|activities|charges?|transactions?|use)|illegal (?:activity|activities)|identity (?:theft|has been stolen|stolen)|stolen identity|security (?:breach|alert|issue)|data breach|access to (?:the |your )?(?:[a-z]+ )?(?:device|computer|account|system) (?:has been|is|was) (?:blocked|locked|suspended|denied)|someone (?:is )?(?:using|used|has used) your)\\b",
-    "\\b(?:(?:was|were|been|be) charged|a charge of|debited|deducted from your)\\b",
+    "\\b(?:(?:was|were|been|be) charged|a charge of|debited|deducted from your|(?:[0-9]+|hundred|thousand) dollars (?:on|to|from|charged to) your (?:card|account))\\b",
   ),
   cue(
     "pressure_deadline",
