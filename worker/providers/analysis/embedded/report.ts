@@ -1,6 +1,5 @@
 // The verdict's words: title, red flags that quote what was heard, keywords, who the caller
 // claims to be, and the recommendation.
-import type { Verdict } from "../analyser.ts";
 import { entityPhrase } from "./claims.ts";
 import type { EntityClaim, Evidence, Family } from "./types.ts";
 
@@ -37,13 +36,6 @@ export const CATEGORY_TITLES: Record<string, string> = {
   charity_scam: "Charity scam",
   job_scam: "Job scam",
 };
-
-/** 70 and above is high risk and blocked, 30 and above medium and reviewed, as clients read the buckets. */
-export function recommendationFor(probability: number): Verdict["recommendation"] {
-  if (probability >= 70) return "block";
-  if (probability >= 30) return "review";
-  return "allow";
-}
 
 export function titleOf(category: string, claim: EntityClaim | null): string {
   const title = CATEGORY_TITLES[category] ?? category.replace(/_/g, " ");
