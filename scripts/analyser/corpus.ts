@@ -2,7 +2,10 @@
 // licences): the synthetic dialogues with speakers, and the real-call development sample without.
 // Each example becomes the AnalysisInput the pipeline would hand an analyser.
 import { existsSync, readFileSync } from "node:fs";
-import type { AnalysisInput, CallFacts, Segment } from "../../worker/providers/analysis/analyser.ts";
+import type { AnalysisInput } from "../../worker/providers/analysis/analyser.ts";
+import { dialogueInput, plainInput, type Turn } from "./dialogue.ts";
+
+export { dialogueInput, plainInput } from "./dialogue.ts";
 
 export const DATA_DIR = new URL("../../data/analyser/", import.meta.url).pathname;
 
@@ -18,48 +21,6 @@ export type Example = {
   label: Label;
   input: AnalysisInput;
 };
-
-type Turn = { speaker: "caller" | "callee"; text: string };
-
-const WORDS_PER_SECOND = 2.5;
-const PAUSE_SECONDS = 0.6;
-
-/** Times as a transcriber gives them: each turn after the last, at a speaking pace. */
-export function segmentsOf(turns: Turn[]): Segment[] {
-  let t = 0;
-  return turns.map(({ speaker, text }) => {
-    const start = t;
-    const end = start + text.split(/\s+/).length / WORDS_PER_SECOND;
-    t = end + PAUSE_SECONDS;
-    return { speaker, start: Math.round(start * 10) / 10, end: Math.round(end * 10) / 10, text };
-  });
-}
-
-/** An answered call of the length its words take, with facts that say nothing either way. */
-function factsFor(seconds: number): CallFacts {
-  return {
-    ani: "+14155550123",
-    dialed: "+12125550188",
-    destCountry: "US",
-    billsec: seconds,
-    durationSec: seconds + 6,
-    answered: true,
-    hangupBy: "caller",
-    dtmf: [],
-  };
-}
-
-export function dialogueInput(turns: Turn[]): AnalysisInput {
-  const segments = segmentsOf(turns);
-  const talk = Math.ceil(segments[segments.length - 1]?.end ?? 0);
-  return { text: segments.map((s) => s.text).join("\n"), segments, language: null, call: factsFor(talk) };
-}
-
-/** A transcript with no speaker marks, as real recordings' transcripts come. */
-export function plainInput(text: string): AnalysisInput {
-  const seconds = Math.ceil(text.split(/\s+/).length / WORDS_PER_SECOND);
-  return { text, segments: [], language: null, call: factsFor(seconds) };
-}
 
 const readJsonl = <T>(path: string): T[] =>
   readFileSync(path, "utf8")
