@@ -80,18 +80,17 @@ const NUMBER_WORDS: Record<string, string> = {
 const NUMBER_WORD = new RegExp(`\\b(?:${Object.keys(NUMBER_WORDS).join("|")})\\b`, "g");
 
 /**
- * The form cues are matched on: lower case, curly quotes straightened, punctuation and hyphens as
- * spaces (so "1-800-555-0100" is "1 800 555 0100"), number words as digits, one space between words.
+ * The form cues are matched on: lower case, punctuation, apostrophes and hyphens as spaces (so
+ * "1-800-555-0100" is "1 800 555 0100" and "don't" is "don t"), number words as digits, one space
+ * between words.
  */
 export function normaliseForCues(text: string): string {
   return ` ${text
     .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc`]/g, "'")
     .replace(/(\d),(\d{3})/g, "$1$2")
     .replace(/\$/g, " dollars ")
     .replace(/%/g, " percent ")
-    .replace(/[^a-z0-9&' ]+/g, " ")
-    .replace(/'(?![a-z])|(?<![a-z])'/g, " ")
+    .replace(/[^a-z0-9& ]+/g, " ")
     .replace(NUMBER_WORD, (w) => NUMBER_WORDS[w]!)
     .replace(/\s+/g, " ")
     .trim()} `;
@@ -377,8 +376,10 @@ export const CUE_KEYWORDS: Record<CueFamily, string | null> = {
 export type CueHit = { family: CueFamily; label: string; index: number; match: string };
 
 /** "We never ask for gift cards", "you are not under arrest": a negator a few words before an ask or a threat. */
-const NEGATED = /\b(?:never|not|no|don t|do not|won t|will not|doesn t|does not|cannot|can t|nobody|without)(?: [a-z0-9']+){0,4} $/;
-const NEGATABLE = (family: CueFamily) => family.startsWith("ask_") || family.startsWith("pressure_");
+const NEGATED = /\b(?:never|not|no|don t|do not|won t|will not|doesn t|does not|cannot|can t|nobody|without)(?: [a-z0-9]+){0,3} $/;
+// A key press or a call back is asked for after any clause ("if you did not authorise this, press 1").
+const NEGATABLE = (family: CueFamily) =>
+  (family.startsWith("ask_") && family !== "ask_press" && family !== "ask_callback") || family.startsWith("pressure_");
 
 function firstMatch(definition: CueDefinition, normalised: string): RegExpExecArray | null {
   let first: RegExpExecArray | null = null;
@@ -387,7 +388,7 @@ function firstMatch(definition: CueDefinition, normalised: string): RegExpExecAr
     global.lastIndex = 0;
     for (let m = global.exec(normalised); m; m = global.exec(normalised)) {
       if (first && m.index >= first.index) break;
-      const negated = NEGATABLE(definition.family) && NEGATED.test(normalised.slice(Math.max(0, m.index - 48), m.index + 1));
+      const negated = NEGATABLE(definition.family) && NEGATED.test(normalised.slice(Math.max(0, m.index - 48), m.index));
       if (!negated) {
         first = m;
         break;
