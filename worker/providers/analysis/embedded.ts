@@ -8,9 +8,9 @@ import { cueFlagsOf, cueKeywordsOf, cueSummaryOf } from "./embedded/cue-report.t
 import { cueCategory, recommendationOf } from "./embedded/decision.ts";
 import { factEvidenceOf, type SpeechShape } from "./embedded/facts.ts";
 import { type CallFeatures, callFeatures } from "./embedded/features.ts";
-import { COMMITTED_MODEL, type Model, probabilityOf } from "./embedded/model.ts";
+import { calibratedLogOdds, COMMITTED_MODEL, type Model, sigmoid } from "./embedded/model.ts";
 import { callerIdentityOf, keywordsOf, redFlagsOf, titleOf } from "./embedded/report.ts";
-import { categorise, score } from "./embedded/scoring.ts";
+import { categorise, type Score, score } from "./embedded/scoring.ts";
 import { claimEvidenceOf, signalEvidenceOf } from "./embedded/speech.ts";
 import { languageOf, tcpaCommentOf } from "./embedded/summary.ts";
 import { sentencesOf, wordCount } from "./embedded/transcript.ts";
@@ -78,20 +78,14 @@ export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_M
   const probability = shape.heard ? spokenProbability(model, features, evidence) : rules.probability;
   const recommendation = shape.heard ? recommendationOf(probability, features) : rulesRecommendation(rules.probability);
   const flagged = recommendation !== "allow";
-  const category = !shape.heard
-    ? categorise(rules, evidence, claim, false)
-    : flagged
-      ? (cueCategory(features.families) ?? categorise({ ...rules, probability: Math.max(30, rules.probability) }, evidence, claim, true))
-      : features.families.has("offer_deal") && features.families.has("robo_message")
-        ? "telemarketing"
-        : "legitimate";
+  const category = categoryOf(seen, rules, flagged);
   const facts = evidence.filter((e) => !e.quote);
   const language = languageOf(input, sentences);
   return {
     title: titleOf(category, claim),
     probability,
     category,
-    entity: claim && claim.speaker !== "callee" ? claim.name : (claim?.name ?? null),
+    entity: claim?.name ?? null,
     caller_identity: callerIdentityOf(callerName(sentences), claim, rules.families),
     red_flags: shape.heard ? cueFlagsOf(features.cues, facts, model, flagged) : redFlagsOf(evidence, probability),
     language,
@@ -107,10 +101,20 @@ const FACT_LOG_ODDS_PER_POINT = 1 / 20;
 
 /** The model's calibrated probability, moved by the call's own facts, which no transcript carries. */
 function spokenProbability(model: Model, features: CallFeatures, evidence: Evidence[]): number {
-  const p = probabilityOf(model, features.vector);
   const facts = evidence.filter((e) => !e.quote && e.points > 0).reduce((sum, e) => sum + e.points, 0);
-  const moved = 1 / (1 + Math.exp(-(Math.log(p / (1 - p)) + facts * FACT_LOG_ODDS_PER_POINT)));
-  return Math.max(1, Math.min(99, Math.round(100 * moved)));
+  const p = sigmoid(calibratedLogOdds(model, features.vector) + facts * FACT_LOG_ODDS_PER_POINT);
+  return Math.max(1, Math.min(99, Math.round(100 * p)));
+}
+
+/**
+ * The category: from the facts for a call nobody spoke in; from the cue families for a flagged
+ * one (the rules' vote when no family names it); a recorded sales pitch or an ordinary call else.
+ */
+function categoryOf({ shape, claim, evidence, features }: Observation, rules: Score, flagged: boolean): string {
+  if (!shape.heard) return categorise(rules, evidence, claim, false);
+  if (flagged)
+    return cueCategory(features.families) ?? categorise({ ...rules, probability: Math.max(30, rules.probability) }, evidence, claim, true);
+  return features.families.has("offer_deal") && features.families.has("robo_message") ? "telemarketing" : "legitimate";
 }
 
 /** A call nobody spoke in: the facts' score read in the dashboard's buckets (70 high, 30 medium). */

@@ -69,8 +69,9 @@ export function contributionOf(model: Model, name: string): number {
   return i < 0 ? 0 : model.weights[NGRAM_BUCKETS + i]!;
 }
 
-export function probabilityOf(model: Model, x: SparseVector): number {
-  return sigmoid(model.calibration.a * scoreOf(model, x) + model.calibration.b);
+/** The calibrated log-odds of fraud: sigmoid of it is the probability. */
+export function calibratedLogOdds(model: Model, x: SparseVector): number {
+  return model.calibration.a * scoreOf(model, x) + model.calibration.b;
 }
 
 export const COMMITTED_MODEL: Model = modelFromFile(committed as ModelFile);
