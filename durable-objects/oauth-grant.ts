@@ -31,13 +31,32 @@ export type RotateResult =
 export type GrantStatus = { active: boolean; grant: GrantRecord | null; revokedReason: string | null };
 
 const STATE = "grant";
+/** A revocation that came before the grant was started (its code replayed while the first exchange ran). */
+const REVOKED_BEFORE_START = "revoked-before-start";
+type EarlyRevocation = { atMs: number; reason: string };
 const rotatedKey = (hash: string) => `rotated:${hash}`;
 
 export class OAuthGrant extends DurableObject {
-  /** Stores a new grant with its first refresh token; a second call for the same grant changes nothing. */
-  async start(grant: GrantRecord, refreshHash: string, refreshExpiresAtMs: number): Promise<void> {
-    if (await this.ctx.storage.get<GrantState>(STATE)) return;
-    await this.ctx.storage.put<GrantState>(STATE, { ...grant, refreshHash, refreshExpiresAtMs, revokedAtMs: null, revokedReason: null });
+  /**
+   * Stores a new grant with its first refresh token; a second call for the same grant changes
+   * nothing. A grant revoked before it started is stored revoked. Says whether it stands.
+   */
+  async start(
+    grant: GrantRecord,
+    refreshHash: string,
+    refreshExpiresAtMs: number,
+  ): Promise<{ active: boolean; revokedReason: string | null }> {
+    const existing = await this.ctx.storage.get<GrantState>(STATE);
+    if (existing) return { active: existing.revokedAtMs === null, revokedReason: existing.revokedReason };
+    const early = await this.ctx.storage.get<EarlyRevocation>(REVOKED_BEFORE_START);
+    await this.ctx.storage.put<GrantState>(STATE, {
+      ...grant,
+      refreshHash,
+      refreshExpiresAtMs,
+      revokedAtMs: early?.atMs ?? null,
+      revokedReason: early?.reason ?? null,
+    });
+    return { active: !early, revokedReason: early?.reason ?? null };
   }
 
   /**
@@ -62,10 +81,14 @@ export class OAuthGrant extends DurableObject {
     return { ok: true, grant: recordOf(state) };
   }
 
-  /** Ends the grant: its refresh token is refused and its access tokens stop working. */
+  /** Ends the grant: its refresh token is refused and its access tokens stop working. Before its start: it will start revoked. */
   async revoke(reason: string): Promise<GrantRecord | null> {
     const state = await this.ctx.storage.get<GrantState>(STATE);
-    if (!state) return null;
+    if (!state) {
+      if (!(await this.ctx.storage.get<EarlyRevocation>(REVOKED_BEFORE_START)))
+        await this.ctx.storage.put<EarlyRevocation>(REVOKED_BEFORE_START, { atMs: Date.now(), reason });
+      return null;
+    }
     if (state.revokedAtMs === null)
       await this.ctx.storage.put<GrantState>(STATE, { ...state, revokedAtMs: Date.now(), revokedReason: reason });
     return recordOf(state);

@@ -3,7 +3,10 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { createdAt, customerId, id, json, timestamp } from "./columns.ts";
 
-/** RFC 7591 registrations. Anonymous, so not tied to an account until a user grants consent. */
+/**
+ * RFC 7591 registrations. Anonymous, so not tied to an account until a user grants consent. Also
+ * the last fetched copy of each Client ID Metadata Document (client_id an https URL).
+ */
 export const oauthClients = sqliteTable("oauth_clients", {
   clientId: text("client_id").primaryKey(),
   /** null for public clients (token_endpoint_auth_method none). */
@@ -15,6 +18,8 @@ export const oauthClients = sqliteTable("oauth_clients", {
   grantTypes: json<string[]>("grant_types").notNull(),
   scope: text("scope"),
   createdAt: createdAt(),
+  /** A metadata document's copy: fetched again at an authorization after this time. Null for registered clients. */
+  metadataExpiresAt: timestamp("metadata_expires_at"),
 });
 
 /** Authorization codes: single use, short-lived, stored only as hashes. */
@@ -35,6 +40,8 @@ export const oauthCodes = sqliteTable(
     createdAt: createdAt(),
     expiresAt: text("expires_at").notNull(),
     usedAt: timestamp("used_at"),
+    /** The grant the code's exchange started (set when it is spent), revoked if the code comes back. */
+    grantId: text("grant_id"),
   },
   (t) => [index("oauth_codes_expires_idx").on(t.expiresAt)],
 );
@@ -61,7 +68,7 @@ export const oauthGrants = sqliteTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at"),
     revokedAt: timestamp("revoked_at"),
-    /** user | agent (RFC 7009 from the client) | replay (a rotated refresh token came back) */
+    /** user | agent (RFC 7009 from the client) | replay (a rotated refresh token came back) | code_replay (its code came back) */
     revokedReason: text("revoked_reason"),
   },
   (t) => [index("oauth_grants_customer_created_idx").on(t.customerId, t.createdAt)],

@@ -14,7 +14,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ORIGIN } from "./client.ts";
 import { createAccount, type Session } from "./fixtures.ts";
-import { consent, MCP_RESOURCE, workerFetch } from "./oauth-fixtures.ts";
+import { consent, MCP_RESOURCE, serveClientMetadata, workerFetch } from "./oauth-fixtures.ts";
 
 const REDIRECT = "http://127.0.0.1:33418/callback";
 const DOC_URL = "https://sdk-agent.example/oauth/client.json";
@@ -154,24 +154,19 @@ describe("the MCP SDK client through OAuth", () => {
   });
 
   it("identifies itself by a client metadata document instead of registering", async () => {
-    const realFetch = globalThis.fetch;
-    let served = 0;
-    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-      const url = input instanceof Request ? input.url : String(input);
-      if (url !== DOC_URL) return realFetch(input, init);
-      served++;
-      return Response.json({
+    const { served } = serveClientMetadata({
+      [DOC_URL]: {
         client_id: DOC_URL,
         client_name: "SDK Document Agent",
         redirect_uris: [REDIRECT],
         token_endpoint_auth_method: "none",
-      });
+      },
     });
     const owner = await createAccount();
     const agent = new TestAgent(DOC_URL);
     const client = await authorizeAndConnect(agent, owner);
     expect(agent.clientInformation()?.client_id).toBe(DOC_URL);
-    expect(served).toBeGreaterThan(0);
+    expect(served.length).toBeGreaterThan(0);
     expect((await callOk(client, "get_started")).account.id).toBe(owner.account.id);
     const agents = await owner.client.get("/api/customer/agents");
     expect(agents.body.items).toEqual([

@@ -4,7 +4,7 @@
 import { exports } from "cloudflare:workers";
 import { decodeJwt } from "jose";
 import * as oauth from "oauth4webapi";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { ORIGIN } from "./client.ts";
 
 export const MCP_RESOURCE = `${ORIGIN}/api/mcp`;
@@ -174,4 +174,34 @@ export async function authorizeAgent(person: Person, scopes = ALL_SCOPES) {
     await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, viaWorker),
   );
   return { client, tokens, grantId: decodeJwt(tokens.access_token).gid as string };
+}
+
+/** A public address (example.com's) every name resolves to unless a test maps it elsewhere. */
+export const PUBLIC_ADDRESS = "93.184.215.14";
+
+export type MetadataServer = { served: string[]; lookups: string[] };
+
+/**
+ * Serves client metadata documents at their URLs (a document, or a function making the Response) and
+ * answers the DNS-over-HTTPS lookups the address check makes (names resolve to PUBLIC_ADDRESS
+ * unless `addresses` maps them); any other fetch goes out as it would.
+ */
+export function serveClientMetadata(documents: Record<string, unknown>, addresses: Record<string, string[]> = {}): MetadataServer {
+  const realFetch = globalThis.fetch;
+  const server: MetadataServer = { served: [], lookups: [] };
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin === "https://cloudflare-dns.com" && url.pathname === "/dns-query") {
+      const name = url.searchParams.get("name")!;
+      const type = Number(url.searchParams.get("type"));
+      server.lookups.push(name);
+      const data = (addresses[name] ?? [PUBLIC_ADDRESS]).filter((a) => a.includes(":") === (type === 28));
+      return Response.json({ Status: 0, Answer: data.map((d) => ({ name, type, TTL: 60, data: d })) });
+    }
+    if (!(url.href in documents)) return realFetch(input, init);
+    server.served.push(url.href);
+    const doc = documents[url.href];
+    return typeof doc === "function" ? (doc as () => Response)() : Response.json(doc);
+  });
+  return server;
 }

@@ -21,6 +21,7 @@ import {
   MCP_RESOURCE,
   oauthErrorOf,
   postForm,
+  serveClientMetadata,
   viaWorker,
   workerFetch,
 } from "./oauth-fixtures.ts";
@@ -233,7 +234,7 @@ describe("the code flow", () => {
     expect(await res.text()).toContain("not one the client registered");
   });
 
-  it("refuses a missing or foreign resource with invalid_target, and a missing or plain PKCE challenge with invalid_request", async () => {
+  it("refuses a foreign resource with invalid_target, and a missing or plain PKCE challenge with invalid_request", async () => {
     const as = await discover();
     const client = await registerClient(as);
     const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
@@ -245,9 +246,6 @@ describe("the code flow", () => {
       expect(back.searchParams.get("iss")).toBe(ORIGIN);
       return back.searchParams.get("error");
     };
-    expect(await errorFor(authorizationUrl(as, { clientId: client.client_id, redirectUri: REDIRECT, challenge, resource: null }))).toBe(
-      "invalid_target",
-    );
     expect(
       await errorFor(
         authorizationUrl(as, { clientId: client.client_id, redirectUri: REDIRECT, challenge, resource: "https://other.example/api/mcp" }),
@@ -398,17 +396,8 @@ describe("the code flow", () => {
 describe("client metadata documents", () => {
   const DOC_URL = "https://agent.example/oauth/client-metadata.json";
 
-  function serveDocument(doc: Record<string, unknown>) {
-    const realFetch = globalThis.fetch;
-    const served: string[] = [];
-    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-      const url = input instanceof Request ? input.url : String(input);
-      if (url !== DOC_URL) return realFetch(input, init);
-      served.push(url);
-      return new Response(JSON.stringify(doc), { headers: { "content-type": "application/json" } });
-    });
-    return served;
-  }
+  /** Serves `doc` at `url` (each test its own URL: a fetched document is kept until it expires). */
+  const serveDocument = (doc: Record<string, unknown>, url = DOC_URL) => serveClientMetadata({ [url]: doc }).served;
 
   it("identifies a client by the document at its client_id URL and names it on the consent page", async () => {
     const owner = await createAccount();
@@ -429,10 +418,11 @@ describe("client metadata documents", () => {
   });
 
   it("refuses a document whose client_id is not its own URL", async () => {
-    serveDocument({ client_id: "https://elsewhere.example/client.json", redirect_uris: [REDIRECT] });
+    const docUrl = "https://agent.example/oauth/not-its-own.json";
+    serveDocument({ client_id: "https://elsewhere.example/client.json", redirect_uris: [REDIRECT] }, docUrl);
     const as = await discover();
     const url = authorizationUrl(as, {
-      clientId: DOC_URL,
+      clientId: docUrl,
       redirectUri: REDIRECT,
       challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
     });

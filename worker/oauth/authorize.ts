@@ -14,7 +14,13 @@ import { DomainError } from "../services/errors.ts";
 import { issueCode } from "../services/oauth-codes.ts";
 import { fromAccessToken, loadPrincipal, type Principal } from "../services/principal.ts";
 import { admitLoginAttempt } from "../services/sign-in-throttle.ts";
-import { checkAuthorizationRequest, redirectBack, REQUEST_FIELDS, type AuthorizationRequest } from "./authorization-request.ts";
+import {
+  checkAuthorizationRequest,
+  redirectBack,
+  REQUEST_FIELDS,
+  type AuthorizationRequest,
+  type Checked,
+} from "./authorization-request.ts";
 import { consentPage, errorPage, signInPage, type PageContext } from "./consent-page.ts";
 
 const CSRF_COOKIE = "__Host-oauth_csrf";
@@ -30,7 +36,8 @@ const PAGE_HEADERS = {
   "Referrer-Policy": "no-referrer",
 };
 
-const html = (c: Context<AppEnv>, body: string, status: 200 | 400 | 403 = 200) => c.html(body, status, PAGE_HEADERS);
+const html = (c: Context<AppEnv>, body: string, status: 200 | 400 | 403 | 429 = 200, headers: Record<string, string> = {}) =>
+  c.html(body, status, { ...PAGE_HEADERS, ...headers });
 
 function csrfOf(c: Context<AppEnv>): string {
   const existing = getCookie(c, CSRF_COOKIE);
@@ -71,10 +78,17 @@ async function show(c: Context<AppEnv>, request: AuthorizationRequest, params: R
   return html(c, consentPage(request, page, principal.user.email));
 }
 
+/** A request that is not valid: on our page until it may be answered by a redirect to the client (authorization-request.ts). */
+function refused(c: Context<AppEnv>, checked: Exclude<Checked, { ok: true }>): Response {
+  if ("redirect" in checked) return c.redirect(redirectOf(c, checked.redirect), 302);
+  const retry: Record<string, string> = checked.retryAfterSec ? { "Retry-After": String(checked.retryAfterSec) } : {};
+  return html(c, errorPage(checked.page), checked.status, retry);
+}
+
 export async function getAuthorize(c: Context<AppEnv>): Promise<Response> {
   const params = c.req.query();
-  const checked = await checkAuthorizationRequest(c.var.services, params);
-  if (!checked.ok) return "page" in checked ? html(c, errorPage(checked.page), 400) : c.redirect(redirectOf(c, checked.redirect), 302);
+  const checked = await checkAuthorizationRequest(c.var.services, params, clientIp(c));
+  if (!checked.ok) return refused(c, checked);
   return show(c, checked.request, params);
 }
 
@@ -97,8 +111,8 @@ export async function postAuthorize(c: Context<AppEnv>): Promise<Response> {
   const problem = csrfProblem(c, one("csrf"));
   if (problem) return html(c, errorPage(problem), 403);
   const params = Object.fromEntries(REQUEST_FIELDS.map((f) => [f, one(f)]));
-  const checked = await checkAuthorizationRequest(c.var.services, params);
-  if (!checked.ok) return "page" in checked ? html(c, errorPage(checked.page), 400) : c.redirect(redirectOf(c, checked.redirect), 302);
+  const checked = await checkAuthorizationRequest(c.var.services, params, clientIp(c));
+  if (!checked.ok) return refused(c, checked);
   const request = checked.request;
 
   if (one("action") === "sign_in") return signIn(c, request, params, one);

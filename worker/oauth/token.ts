@@ -21,7 +21,14 @@ function basicCredentials(header: string | undefined): ClientCredentials["basic"
   }
   const colon = decoded.indexOf(":");
   if (colon < 0) throw new OAuthError("invalid_client", "malformed Basic credentials");
-  const unescape = (v: string) => decodeURIComponent(v.replace(/\+/g, " "));
+  // A malformed escape ("%zz", a truncated UTF-8 sequence) is the client's mistake, not ours.
+  const unescape = (v: string) => {
+    try {
+      return decodeURIComponent(v.replace(/\+/g, " "));
+    } catch {
+      throw new OAuthError("invalid_client", "malformed Basic credentials: bad percent-encoding");
+    }
+  };
   return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
 }
 

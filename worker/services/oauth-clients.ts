@@ -1,15 +1,18 @@
 // OAuth clients: registered by RFC 7591 (POST /oauth/register, anonymous, a public client or
 // one with a secret shown once), or identified by a Client ID Metadata Document (the client_id
-// is an https URL; the document found there is fetched at every authorization and its copy kept
-// in oauth_clients, which is what the token endpoint reads). Where a client may be sent back to.
+// is an https URL; the document found there is fetched at an authorization when we hold no
+// fresh copy, and its copy kept in oauth_clients with an expiry, which is also what the token
+// endpoint reads). Where a client may be sent back to.
 import { eq } from "drizzle-orm";
 import { oauthClients } from "../../schema/oauth.ts";
 import { isOAuthScope } from "../resources/oauth.ts";
 import { clientMetadataSource } from "../providers/client-metadata/client-metadata.ts";
 import { randomToken, sha256Hex, timingSafeEqual } from "../lib/crypto.ts";
-import { nowIso } from "../lib/time.ts";
+import { addSeconds, nowIso } from "../lib/time.ts";
 import type { Services } from "./context.ts";
 import { OAuthError } from "./oauth-errors.ts";
+import { checkDeliveryUrl } from "./outbound-guard.ts";
+import { sourceKey } from "./sign-in-throttle.ts";
 
 export type AuthMethod = "none" | "client_secret_basic" | "client_secret_post";
 export const AUTH_METHODS: AuthMethod[] = ["none", "client_secret_basic", "client_secret_post"];
@@ -150,15 +153,39 @@ export async function storedClient(s: Services, clientId: string): Promise<OAuth
   return row ? rowToClient(row) : null;
 }
 
+/** Metadata document fetches per source address (the person's browser, or whoever sends it there) per hour. */
+export const METADATA_FETCHES_PER_HOUR = 30;
+/** How long a fetched document is believed: its Cache-Control max-age within these bounds, an hour when it says none. */
+export const METADATA_TTL_SEC = { min: 300, default: 3600, max: 86_400 } as const;
+
+export type ClientLookup =
+  | { ok: true; client: OAuthClient }
+  /** unknown: no such registration; document: the metadata document could not be had or does not hold; rate_limited: too many fetches from the source. */
+  | { ok: false; reason: "unknown" | "document" | "rate_limited"; retryAfterSec?: number };
+
 /**
  * The client an authorization request names: a registered one, or the metadata document at the
- * client_id URL, fetched now (a client that changed its redirect URIs is believed at once) and
- * kept for the token endpoint. Null when there is no such client or its document does not hold.
+ * client_id URL. A document's copy is used while fresh; once expired (or never seen) it is
+ * fetched again: at most METADATA_FETCHES_PER_HOUR per source address, only to a URL whose name
+ * resolves to public addresses (the webhooks' check), and kept with its new expiry for the next
+ * authorizations and the token endpoint.
  */
-export async function clientForAuthorization(s: Services, clientId: string): Promise<OAuthClient | null> {
-  if (!isMetadataDocumentId(clientId)) return storedClient(s, clientId);
-  const client = parseMetadataDocument(clientId, await clientMetadataSource().fetch(clientId));
-  if (!client) return null;
+export async function clientForAuthorization(s: Services, clientId: string, source: string): Promise<ClientLookup> {
+  if (!isMetadataDocumentId(clientId)) {
+    const client = await storedClient(s, clientId);
+    return client ? { ok: true, client } : { ok: false, reason: "unknown" };
+  }
+  const now = nowIso();
+  const row = await s.db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).get();
+  if (row?.metadataExpiresAt && row.metadataExpiresAt > now) return { ok: true, client: rowToClient(row) };
+
+  const verdict = await s.limiter(`oauth-client-metadata-ip:${sourceKey(source)}`).hit(METADATA_FETCHES_PER_HOUR, 3600);
+  if (!verdict.allowed) return { ok: false, reason: "rate_limited", retryAfterSec: verdict.retryAfterSec };
+  if (!(await checkDeliveryUrl(s, clientId)).ok) return { ok: false, reason: "document" };
+  const fetched = await clientMetadataSource().fetch(clientId);
+  const client = fetched ? parseMetadataDocument(clientId, fetched.document) : null;
+  if (!fetched || !client) return { ok: false, reason: "document" };
+  const ttl = Math.min(METADATA_TTL_SEC.max, Math.max(METADATA_TTL_SEC.min, fetched.maxAgeSec ?? METADATA_TTL_SEC.default));
   const values = {
     clientSecretHash: null,
     clientName: client.clientName,
@@ -166,12 +193,13 @@ export async function clientForAuthorization(s: Services, clientId: string): Pro
     tokenEndpointAuthMethod: "none",
     grantTypes: client.grantTypes,
     scope: client.scope,
+    metadataExpiresAt: addSeconds(now, ttl),
   };
   await s.db
     .insert(oauthClients)
-    .values({ clientId, ...values, createdAt: nowIso() })
+    .values({ clientId, ...values, createdAt: now })
     .onConflictDoUpdate({ target: oauthClients.clientId, set: values });
-  return client;
+  return { ok: true, client };
 }
 
 /** A metadata document that holds: its client_id is its own URL, redirect URIs we accept, a public client. */

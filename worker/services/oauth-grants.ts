@@ -45,7 +45,7 @@ const endedBySignOut = (grantCreatedAt: string, signedOutAt: (string | null)[]) 
 
 /** Starts the grant a spent code stands for; answers its first tokens. */
 export async function startGrant(s: Services, client: OAuthClient, code: SpentCode): Promise<TokenResponse> {
-  const grantId = newId();
+  const grantId = code.grantId;
   const refreshToken = newRefreshToken(grantId);
   const now = nowIso();
   const user = await s.db.select().from(users).where(eq(users.id, code.userId)).get();
@@ -80,7 +80,12 @@ export async function startGrant(s: Services, client: OAuthClient, code: SpentCo
     resource: code.resource,
     createdAtMs: Date.parse(now),
   };
-  await s.grant(grantId).start(record, await sha256Hex(refreshToken), refreshExpiry(s));
+  const started = await s.grant(grantId).start(record, await sha256Hex(refreshToken), refreshExpiry(s));
+  if (!started.active) {
+    // The code came back while this exchange was under way: its replay revoked the grant first.
+    await mirrorRevocation(s, grantId, started.revokedReason ?? "code_replay", null);
+    throw new OAuthError("invalid_grant", "the code was used twice: the grant is revoked");
+  }
   return tokensFor(s, record, code.scopes, refreshToken);
 }
 
@@ -155,7 +160,7 @@ export async function refreshGrant(
 export async function revokeGrant(
   s: Services,
   grantId: string,
-  reason: "user" | "agent" | "replay",
+  reason: "user" | "agent" | "replay" | "code_replay",
   by: Principal | null = null,
 ): Promise<void> {
   await s.grant(grantId).revoke(reason);

@@ -62,8 +62,15 @@ export function documentAgentProtocols(api: Api): void {
       path: "/oauth/authorize",
       tags,
       summary: "Consent page: names the client, its redirect host and the scopes (sign-in first when needed)",
-      description: "PKCE S256 and a `resource` indicator (RFC 8707) are required.",
-      responses: { 200: html("Consent page"), 302: redirect("Back to the client with an error") },
+      description:
+        "PKCE S256 is required; without a `resource` indicator (RFC 8707) the request is bound to the MCP server, the only resource. " +
+        "An unknown client, a redirect URI it did not register or a response_type other than code is shown on this page, never redirected.",
+      responses: {
+        200: html("Consent page"),
+        302: redirect("Back to the client with an error"),
+        400: html("The request cannot be answered by a redirect: the reason on this page"),
+        429: html("Too many client metadata documents fetched for this address (Retry-After)"),
+      },
     },
     {
       method: "post",
