@@ -132,6 +132,24 @@ const ConfigFields = z.object({
   MAIL_PROVIDER: z.enum(["outbox"]).default("outbox"),
   /** Where the API is reached from outside, for links in alerts and webhook events sent from queues (which have no request to take it from). */
   PUBLIC_ORIGIN: z.url().optional(),
+  /**
+   * Further origins whose browser pages may call /api/mcp (PUBLIC_ORIGIN, PORTAL_ORIGIN and
+   * WEBAUTHN_ORIGIN always may; on loopback, loopback pages): origins separated by commas or spaces.
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const origins: string[] = [];
+      for (const item of (text ?? "").split(/[\s,]+/).filter(Boolean)) {
+        const url = URL.canParse(item) ? new URL(item) : null;
+        const bare = url && url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+        if (!url || !bare || !/^https?:$/.test(url.protocol)) {
+          ctx.addIssue({ code: "custom", message: `${item} is not an origin such as https://app.example.net` });
+        } else origins.push(url.origin);
+      }
+      return origins;
+    }),
   /** Alert e-mails carry the files a rule asks for up to this many bytes together; past it, links instead. */
   ALERT_ATTACHMENT_MAX_BYTES: int(0).default(10 * 1024 * 1024),
   /** Seconds between a webhook's attempts (ten attempts over about a day); a test stack shortens them. */

@@ -11,9 +11,10 @@ import { admitCall } from "./admission.ts";
 import { reportCalls } from "./call-report.ts";
 import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
-import { requireNode, requireSameNode } from "./node-auth.ts";
+import { nodeIdOf, requireNode, requireSameNode } from "./node-auth.ts";
 import { monitorTargets, recordMonitorResults } from "../services/destination-monitor.ts";
 import { applyTestCallProgress } from "../services/test-calls.ts";
+import { requireTestCallNode } from "./test-call-node.ts";
 import { whitelistSnapshot } from "./whitelist-snapshot.ts";
 
 async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
@@ -39,9 +40,11 @@ export function newInternalApp() {
 
   app.post("/calls/admit", async (c) => c.json(await admitCall(c.var.services, await body(c, AdmitRequest))));
   app.post("/calls/report", async (c) => c.json(await reportCalls(c.var.services, await body(c, CallReport))));
-  // The body is the file itself, streamed into R2 (see media-upload.ts).
+  // The body is the file itself, streamed into R2 (see media-upload.ts); only from the call's node.
   app.put("/calls/:call_id/media/:name", async (c) =>
-    c.json(await uploadMedia(c.var.services, c.req.param("call_id"), c.req.param("name"), c.req.raw, c.req.query("customer_id"))),
+    c.json(
+      await uploadMedia(c.var.services, c.req.param("call_id"), c.req.param("name"), c.req.raw, c.req.query("customer_id"), nodeIdOf(c)),
+    ),
   );
   app.get("/whitelist", async (c) => c.json(await whitelistSnapshot(c.var.services, Number(c.req.query("since") ?? -1))));
   app.get("/monitor/destinations", async (c) => c.json(await monitorTargets(c.var.services)));
@@ -49,10 +52,14 @@ export function newInternalApp() {
     await recordMonitorResults(c.var.services, (await body(c, MonitorResults)).results);
     return c.body(null, 204);
   });
-  // A test call moved on (answers its status now, so a node learns of a cancel it missed).
-  app.post("/test-calls/:test_call_id/progress", async (c) =>
-    c.json(await applyTestCallProgress(c.var.services, testCallIdOf(c.req.param("test_call_id")), await body(c, TestCallProgress))),
-  );
+  // A test call moved on (answers its status now, so a node learns of a cancel it missed); only
+  // from the node placing it.
+  app.post("/test-calls/:test_call_id/progress", async (c) => {
+    const id = testCallIdOf(c.req.param("test_call_id"));
+    const progress = await body(c, TestCallProgress);
+    await requireTestCallNode(c.var.services, id, nodeIdOf(c) ?? progress.node_id);
+    return c.json(await applyTestCallProgress(c.var.services, id, progress));
+  });
   // A SIP node's control socket, held by the region's NodeHub.
   app.get("/hub", async (c) => {
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "Upgrade to a WebSocket");

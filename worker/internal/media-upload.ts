@@ -4,8 +4,10 @@
 // (the SIP log's key is derived from the call, so nothing is written for it). A call whose record
 // has not reached D1 yet (it follows the ledger's outbox) is taken all the same when the ledger
 // named by ?customer_id= knows it. Uploading again overwrites the object and changes nothing
-// else, so a node may retry freely.
-import { eq } from "drizzle-orm";
+// else, so a node may retry freely. Only the node carrying the call may upload its files
+// (node-auth.ts, mayActForNode): the node the call's record names, or the ledger's live call; a
+// call with no node recorded takes the uploading node as its own.
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { calls } from "../../schema/calls.ts";
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, MediaName, type MediaUploadResponse } from "../../schema/node-api.ts";
@@ -13,6 +15,7 @@ import type { Services } from "../services/context.ts";
 import { recordStoredMedia } from "../services/stored-media.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
 import { mediaKey } from "../lib/media-keys.ts";
+import { requireRecordedNode } from "./node-auth.ts";
 
 /** The declared body length: required (R2 needs a known length to take a stream), and bounded. */
 function declaredLength(request: Request): number {
@@ -31,6 +34,8 @@ export async function uploadMedia(
   rawName: string,
   request: Request,
   customerId?: string,
+  /** The uploading node (X-Node-Id), null when it names none. */
+  node: string | null = null,
 ): Promise<z.infer<typeof MediaUploadResponse>> {
   const parsed = MediaName.safeParse(rawName);
   if (!parsed.success) {
@@ -39,8 +44,13 @@ export async function uploadMedia(
   }
   const name = parsed.data;
   const length = declaredLength(request);
-  const call = await deps.db.select({ id: calls.id, customerId: calls.customerId }).from(calls).where(eq(calls.id, callId)).get();
+  const call = await deps.db
+    .select({ id: calls.id, customerId: calls.customerId, nodeId: calls.nodeId })
+    .from(calls)
+    .where(eq(calls.id, callId))
+    .get();
   if (call) {
+    requireRecordedNode(deps.config, node, await recordedNode(deps, call, node), "call");
     const key = mediaKey(call.customerId, call.id, name);
     const object = await streamToR2(deps.media, key, request, length, MEDIA_CONTENT_TYPES[name]);
     await recordStoredMedia(deps, call.id, name, key);
@@ -49,10 +59,23 @@ export async function uploadMedia(
   // The ledger has the call but its record is still on its way to D1: the file is stored now, and
   // what it changes in the call's record follows the record through the ledger's outbox.
   if (!customerId || !UUID.test(customerId) || !(await deps.ledger(customerId).knowsCall(callId))) throw notFound("Call not found");
+  // A live call names its node; an ended one whose record is on its way is taken as it comes.
+  requireRecordedNode(deps.config, node, (await deps.ledger(customerId).liveCall(callId))?.nodeId ?? null, "call");
   const key = mediaKey(customerId, callId, name);
   const object = await streamToR2(deps.media, key, request, length, MEDIA_CONTENT_TYPES[name]);
   await deps.ledger(customerId).noteMedia({ callId, name, key });
   return { key, size: object.size };
+}
+
+/** The call's node; a call with none recorded takes `node` (one conditional update: of two racing, one wins). */
+async function recordedNode(deps: Services, call: { id: string; nodeId: string | null }, node: string | null): Promise<string | null> {
+  if (call.nodeId !== null || node === null) return call.nodeId;
+  await deps.db
+    .update(calls)
+    .set({ nodeId: node })
+    .where(and(eq(calls.id, call.id), isNull(calls.nodeId)));
+  const row = await deps.db.select({ nodeId: calls.nodeId }).from(calls).where(eq(calls.id, call.id)).get();
+  return row?.nodeId ?? null;
 }
 
 /**

@@ -2,7 +2,8 @@
 // "node-id:token" pairs) and names itself in X-Node-Id (the hub's WebSocket: ?node_id=); removing
 // its pair revokes it without touching the others. A node not listed there presents NODE_TOKEN,
 // the single token of local development (leave it unset in production). A listed node's own token
-// is the only one it may use.
+// is the only one it may use, and a node acts only on the calls and test calls it carries
+// (mayActForNode).
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../api/context.ts";
 import type { Config } from "../env.ts";
@@ -21,16 +22,45 @@ export function nodeTokenValid(config: Pick<Config, "NODE_TOKEN" | "NODE_TOKENS"
   return expected !== undefined && timingSafeEqual(encoder.encode(presented), encoder.encode(expected));
 }
 
+/** Is `nodeId` a node with a token of its own (listed in NODE_TOKENS)? */
+export const isListedNode = (config: Pick<Config, "NODE_TOKENS">, nodeId: unknown): nodeId is string =>
+  typeof nodeId === "string" && Object.hasOwn(config.NODE_TOKENS, nodeId);
+
+const NOT_THIS_NODE = "node_id is not the node this token belongs to";
+
 /**
  * A node with a token of its own speaks only for itself: a body naming another node_id (admitting
- * or reporting calls as another node, ending its calls) is refused. Nodes on NODE_TOKEN are not
- * told apart, so nothing binds them.
+ * or reporting calls as another node, ending its calls) is refused. And only that node speaks for
+ * it: a body naming a listed node must come with X-Node-Id naming it (then requireNode checked that
+ * node's own token), so NODE_TOKEN without X-Node-Id cannot name one. Nodes on NODE_TOKEN are not
+ * told apart, so nothing binds them to each other.
  */
 export function requireSameNode(c: Context<AppEnv>, body: unknown): void {
   const nodeId = nodeIdOf(c);
-  if (nodeId === null || !Object.hasOwn(c.var.config.NODE_TOKENS, nodeId)) return;
   const named = typeof body === "object" && body !== null ? (body as { node_id?: unknown }).node_id : undefined;
-  if (named !== undefined && named !== nodeId) throw new ApiError(403, "node_id is not the node this token belongs to");
+  if (isListedNode(c.var.config, nodeId) && named !== undefined && named !== nodeId) throw new ApiError(403, NOT_THIS_NODE);
+  if (isListedNode(c.var.config, named) && named !== nodeId) throw new ApiError(403, NOT_THIS_NODE);
+}
+
+/**
+ * May a request from `requester` (its X-Node-Id, else the node_id it names; null: neither) act on
+ * a call or test call `recorded` carries (null: none recorded yet, so any node may, and becomes it)?
+ * Only the node recorded may when either of them has a token of its own; nodes on NODE_TOKEN are not
+ * told apart from each other (they share one token), so between them nothing is decided.
+ */
+export function mayActForNode(config: Pick<Config, "NODE_TOKENS">, requester: string | null, recorded: string | null): boolean {
+  if (recorded === null || requester === recorded) return true;
+  return !isListedNode(config, recorded) && !isListedNode(config, requester);
+}
+
+/** 403 unless `requester` may act on what `recorded` carries (mayActForNode). */
+export function requireRecordedNode(
+  config: Pick<Config, "NODE_TOKENS">,
+  requester: string | null,
+  recorded: string | null,
+  what: string,
+): void {
+  if (!mayActForNode(config, requester, recorded)) throw new ApiError(403, `${what} is carried by another node`);
 }
 
 export const requireNode: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -12,18 +12,25 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
 const refusal = (status: number, detail: string, headers: Record<string, string> = {}) => Response.json({ detail }, { status, headers });
 
+/** The origins configured as ours: the public origin, the portal's, the passkeys' and MCP_ALLOWED_ORIGINS. */
+export function configuredOrigins(config: Config): string[] {
+  const named = [config.PUBLIC_ORIGIN, config.PORTAL_ORIGIN, config.WEBAUTHN_ORIGIN].filter((o): o is string => !!o && URL.canParse(o));
+  return [...named.map((o) => new URL(o).origin), ...config.MCP_ALLOWED_ORIGINS];
+}
+
 /**
- * A browser page may reach /api/mcp only from our own origins: this one, the configured public
- * origin and the portal's. A page on another site, even one whose name now resolves to this
- * host (DNS rebinding), is refused. Requests without Origin (scripts, agents) pass; on loopback
- * (`npm start`) any loopback page may connect, such as a local MCP Inspector.
+ * A browser page may reach /api/mcp only from the origins configured as ours (configuredOrigins),
+ * never from one derived from the request: a DNS-rebinding page sends its own name in both Origin
+ * and Host, so "the request's own origin" is the attacker's. Requests without Origin (scripts,
+ * agents) pass. On loopback (`npm start`, nothing configured) a loopback page may connect to a
+ * loopback address, such as the portal or a local MCP Inspector: a rebinding page's Host is its own
+ * name, never a loopback one.
  */
 export function refuseForeignOrigin(request: Request, config: Config): Response | null {
   const origin = request.headers.get("Origin");
   if (origin === null) return null;
+  if (configuredOrigins(config).includes(origin)) return null;
   const own = new URL(request.url);
-  const allowed = [own.origin, config.PUBLIC_ORIGIN, config.WEBAUTHN_ORIGIN].filter(Boolean).map((o) => new URL(o!).origin);
-  if (allowed.includes(origin)) return null;
   if (LOOPBACK.test(own.hostname) && URL.canParse(origin) && LOOPBACK.test(new URL(origin).hostname)) return null;
   return refusal(403, "Origin not allowed");
 }
