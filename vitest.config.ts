@@ -27,6 +27,8 @@ export default defineConfig({
                 WEBAUTHN_ORIGIN: "https://api.test",
                 // Card payments through the embedded checkout, its callbacks signed with this secret as Stripe signs them.
                 PAYMENTS_PROVIDER: "local",
+                // The platform's own route for verification calls (never an account's destination).
+                VERIFY_ROUTE: "sip:verify.platform.test:5070;transport=tcp",
                 STRIPE_WEBHOOK_SECRET: `whsec_${secret()}`,
                 TEST_MIGRATIONS: await readD1Migrations("./schema/migrations"),
               },

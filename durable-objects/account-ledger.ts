@@ -13,6 +13,8 @@ import {
   type AdmitOwnCallInput,
   type CallRecordMessage,
   type LiveCall,
+  type PlacedCallCaps,
+  type PlacedCallVerdict,
   type ReportInput,
 } from "./call-ledger.ts";
 import { createSequences, nextNumber } from "./sequences.ts";
@@ -119,6 +121,9 @@ export const LEDGER_MIGRATIONS: ReadonlyArray<(sql: SqlStorage) => void> = [
       CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
       CREATE TABLE admission_state (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, synced_at TEXT NOT NULL);
     `),
+  // Calls the platform places for the account (test, verification, web dialer), counted per UTC day for its caps.
+  (sql) =>
+    sql.exec("CREATE TABLE placed_usage (day TEXT PRIMARY KEY, calls INTEGER NOT NULL DEFAULT 0, seconds INTEGER NOT NULL DEFAULT 0)"),
 ];
 
 /** The version the storage is at: how many migration steps have run on it (0 before the first). */
@@ -215,6 +220,11 @@ export class AccountLedger extends DurableObject {
     const result = this.write(() => this.calls.admitOwnCall(input));
     await this.schedule();
     return result;
+  }
+
+  /** Counts a call the platform is asked to place (a test call, as it is created) against the day's caps. */
+  takePlacedCall(input: { now: string; caps: PlacedCallCaps }): PlacedCallVerdict {
+    return this.write(() => this.calls.takePlacedCall(input.now, input.caps));
   }
 
   /** A node's batch of call events and its heartbeat: applied once each, answered with grants. */

@@ -76,6 +76,8 @@ export const REFUSALS = {
   no_route: { sip_code: 404, reason: "no_route" },
   no_port: { sip_code: 503, reason: "no_free_port" },
   no_credit: { sip_code: 402, reason: "insufficient_credit" },
+  placed_calls_cap: { sip_code: 403, reason: "placed_calls_daily_cap" },
+  placed_minutes_cap: { sip_code: 403, reason: "placed_minutes_daily_cap" },
 } as const;
 export type Refusal = keyof typeof REFUSALS;
 

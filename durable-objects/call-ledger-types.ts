@@ -43,7 +43,20 @@ export type OwnCallRequest = Pick<AdmitRequest, "node_id" | "boot_id" | "sip_cal
   /** Where the call leaves from, for the record (the node's address); "" when unknown. */
   src_ip?: string;
 };
-export type AdmitOwnCallInput = { request: OwnCallRequest; callId: string; now: string; limits: CallLimits };
+/**
+ * Daily caps of the calls the platform places for an account: how many (counted as a test call is
+ * asked for, or as a dialer call is admitted) and their talk seconds (counted as each ends).
+ */
+export type PlacedCallCaps = { calls: number; seconds: number };
+export type PlacedCallVerdict = { allowed: true } | { allowed: false; cap: "calls" | "minutes"; retryAfterSec: number };
+export type AdmitOwnCallInput = {
+  request: OwnCallRequest;
+  callId: string;
+  now: string;
+  limits: CallLimits;
+  /** The account's caps on placed calls: a dialer call counts one call; any own call's length is held to the seconds left. */
+  caps?: PlacedCallCaps;
+};
 export type AdmitCallResult =
   | { decision: "need_state" }
   | { decision: "ignore" }

@@ -54,6 +54,9 @@ export const DestinationTarget = z.object({
 });
 export type DestinationTarget = z.infer<typeof DestinationTarget>;
 
+/** The header of every INVITE of a call the platform places: the ticket's account_assertion. */
+export const PLACED_CALL_ACCOUNT_HEADER = "X-Call-Shield-Account";
+
 export const AdmissionTicket = z.object({
   decision: z.literal("admit"),
   call_id: z.uuid(),
@@ -80,6 +83,17 @@ export const AdmissionTicket = z.object({
    * answered number is bridged to instead of hearing a sample. Absent otherwise.
    */
   agent_destination: DestinationTarget.nullable().optional(),
+  /**
+   * A call the platform places (test, verification or web-dialer call): the account it is placed
+   * for, signed by the platform (a JWS, docs/decisions.md "Calls the platform places"), for the
+   * node to send as the PLACED_CALL_ACCOUNT_HEADER of every INVITE of the call. Absent otherwise.
+   */
+  account_assertion: z.string().optional(),
+  /**
+   * false: a verification call, which the platform places on its own route and keeps no record of
+   * (nothing reported to the ledger, recorded, logged or uploaded). Absent: a call like any other.
+   */
+  call_record: z.boolean().optional(),
 });
 export type AdmissionTicket = z.infer<typeof AdmissionTicket>;
 

@@ -1,6 +1,6 @@
 // Platform-placed test calls, and the numbers an account has proven it controls.
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, createdAt, customerId, id, timestamp, updatedAt } from "./columns.ts";
+import { bool, createdAt, customerId, id, json, timestamp, updatedAt } from "./columns.ts";
 
 export const testCalls = sqliteTable(
   "test_calls",
@@ -73,3 +73,18 @@ export const verifiedNumbers = sqliteTable(
   },
   (t) => [uniqueIndex("verified_numbers_customer_number_uq").on(t.customerId, t.number)],
 );
+
+/**
+ * What the platform's operator allows one account's placed calls (test, verification and web-dialer
+ * calls) beyond the defaults: number prefixes of refused ranges (premium rate) it may ring, and its
+ * own daily caps (null: the configured ones). No row: the defaults.
+ */
+export const placedCallPolicies = sqliteTable("placed_call_policies", {
+  customerId: text("customer_id").primaryKey(),
+  /** E.164 prefixes ("+1900555") the number policy lets through for this account. */
+  allowPrefixes: json<string[]>("allow_prefixes").notNull().default([]),
+  callsPerDay: integer("calls_per_day"),
+  minutesPerDay: integer("minutes_per_day"),
+  updatedBy: text("updated_by"),
+  updatedAt: updatedAt(),
+});

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { startLocalPhone } from "./lib/local-phone.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -47,7 +48,14 @@ const watch = (service) =>
   });
 
 const transcription = await startTranscription();
-const api = await startWranglerDev({ host: API_HOST, port: API_PORT, vars: { ...LOCAL_VARS, ...transcription.vars } });
+// The platform's verification route: a local phone that prints the code a verification call speaks.
+const phone = await startLocalPhone();
+services.push({ stop: phone.stop });
+const api = await startWranglerDev({
+  host: API_HOST,
+  port: API_PORT,
+  vars: { ...LOCAL_VARS, ...transcription.vars, VERIFY_ROUTE: `sip:127.0.0.1:${phone.port}` },
+});
 services.push(api);
 watch(api);
 try {
@@ -74,7 +82,8 @@ console.log(`
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} ${base}/exchange/buyers/esim/countries
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -d country=FRANCE -d data_GB=5 ${base}/exchange/buyers/esim/market
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -H 'Idempotency-Key: "order-1"' -d i_account=${exchange.buyer.i_account} -d i_esim_package=<i_esim_package> ${base}/exchange/buyers/esim/purchase
-  SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)${SIP_WS ? `\n  Web dialer ${base}/dialer   (over ${SIP_WSS ? "wss" : "ws"}://${SIP_HOST}:${SIP_WS_PORT}; on for the demo account)` : ""}
+  SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
+  Verified numbers: verification calls ring a local phone on sip:127.0.0.1:${phone.port}, which prints the code it hears${SIP_WS ? `\n  Web dialer ${base}/dialer   (over ${SIP_WSS ? "wss" : "ws"}://${SIP_HOST}:${SIP_WS_PORT}; on for the demo account)` : ""}
   Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
   Ctrl-C stops everything.
 `);

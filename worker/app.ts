@@ -11,6 +11,7 @@ import * as apiKeys from "./api/api-keys/index.ts";
 import * as automation from "./api/automation/index.ts";
 import * as auth from "./api/auth/index.ts";
 import * as billing from "./api/billing/index.ts";
+import * as callSigning from "./api/call-signing/index.ts";
 import * as calls from "./api/calls/index.ts";
 import * as cases from "./api/cases/index.ts";
 import * as catalogue from "./api/catalogue/index.ts";
@@ -79,6 +80,7 @@ const AREAS: { register(api: Api): void }[] = [
   alerts,
   webhook,
   testCalls,
+  callSigning,
   agentProtocols,
   events,
   voiceWebhooks,

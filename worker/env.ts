@@ -115,6 +115,33 @@ const ConfigFields = z.object({
   PORTAL_ORIGIN: z.url().optional(),
   /** Test calls (verification calls included) an account may ask for per hour. */
   TEST_CALLS_PER_HOUR: int(1).default(30),
+  /**
+   * The platform's own route for verification calls ("sip:verify-gw.example.net:5060;transport=tls"):
+   * never a customer's destination. Unset: numbers cannot be verified (503). `npm start` points it at
+   * a local phone on loopback.
+   */
+  VERIFY_ROUTE: z
+    .string()
+    .regex(/^sips?:[^\s@;]+(:\d{1,5})?(;transport=(udp|tcp|tls))?$/i, "a SIP URI such as sip:verify-gw.example.net:5060;transport=tls")
+    .optional(),
+  /** The digest credential the verification route may ask for (secrets). */
+  VERIFY_ROUTE_USERNAME: z.string().optional(),
+  VERIFY_ROUTE_PASSWORD: z.string().optional(),
+  // Calls the platform places (test, verification and web-dialer calls): daily caps per account, a
+  // new account's (pilot, never paid) tighter; the operator sets an account's own (placed_call_policies).
+  PLACED_CALLS_PER_DAY: int(1).default(200),
+  PLACED_MINUTES_PER_DAY: int(1).default(600),
+  NEW_ACCOUNT_PLACED_CALLS_PER_DAY: int(1).default(10),
+  NEW_ACCOUNT_PLACED_MINUTES_PER_DAY: int(1).default(30),
+  /**
+   * The seed (32 bytes, base64url) of the Ed25519 key that signs the account header of placed calls,
+   * published at /api/public/call-signing-keys. Unset: derived from ENCRYPTION_KEY (set one of its own
+   * to rotate it apart).
+   */
+  CALL_SIGNING_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, "32 bytes in base64url")
+    .optional(),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
   // The web dialer (docs/decisions.md, "Web dialer").

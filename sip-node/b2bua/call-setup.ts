@@ -2,6 +2,7 @@
 // trip to the Worker, the media relay opened, the destination dialled (its digest challenge
 // answered once), its provisionals relayed, and its answer ACKed, reported and passed on to the
 // caller. A CANCEL from the caller, or a destination that rings too long, ends it unanswered.
+import { PLACED_CALL_ACCOUNT_HEADER } from "../../schema/node-api.ts";
 import { cancelOf } from "../sip/cancel.ts";
 import { firstCodec, parseSdpAudio } from "../media/sdp.ts";
 import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
@@ -159,6 +160,8 @@ export class CallSetup {
     const request = call.requestOn(b, "INVITE", b.remoteTarget, this.offerFromA());
     const type = call.webrtc ? "application/sdp" : header(call.invite, "Content-Type");
     if (type) setHeader(request.headers, "Content-Type", type);
+    // A call the platform places (the web dialer's) says which account it is for, signed.
+    if (call.ticket!.account_assertion) request.headers.push([PLACED_CALL_ACCOUNT_HEADER, call.ticket!.account_assertion]);
     if (authorization) request.headers.push(authorization);
     call.bInvite = request;
     call.offerToB = request.body;

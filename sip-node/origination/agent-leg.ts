@@ -4,7 +4,7 @@
 // records the agent on the left, the number on the right). The agent is told which test call it
 // is in and what it is asked to do (X-Call-Shield-Test-Call, X-Call-Shield-Instruction); its
 // digest challenge is answered once, like any destination's.
-import type { DestinationTarget } from "../../schema/node-api.ts";
+import { PLACED_CALL_ACCOUNT_HEADER, type DestinationTarget } from "../../schema/node-api.ts";
 import type { OriginatedDialog } from "../b2bua/b2bua.ts";
 import { reasonPhrase } from "../b2bua/causes.ts";
 import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
@@ -46,11 +46,16 @@ export class AgentLeg {
   private authTried = false;
   state: "resolving" | "calling" | "confirmed" | "ended" = "resolving";
 
-  constructor(owner: AgentLegOwner, target: DestinationTarget, call: { testCallId: string; number: string; instruction?: string }) {
+  constructor(
+    owner: AgentLegOwner,
+    target: DestinationTarget,
+    call: { testCallId: string; number: string; instruction?: string | undefined; accountAssertion?: string | undefined },
+  ) {
     this.owner = owner;
     this.target = target;
     this.callerUser = call.number.replace(/[^0-9+*#]/g, "") || "anonymous";
     this.headers = [["X-Call-Shield-Test-Call", call.testCallId]];
+    if (call.accountAssertion) this.headers.push([PLACED_CALL_ACCOUNT_HEADER, call.accountAssertion]);
     if (call.instruction) this.headers.push(["X-Call-Shield-Instruction", headerText(call.instruction)]);
   }
 

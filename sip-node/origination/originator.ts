@@ -82,8 +82,11 @@ export class Originator {
 
   liveCalls(): LiveCall[] {
     const live: LiveCall[] = [];
-    for (const { ticket, state } of this.calls.values())
-      if (ticket && state !== "ended") live.push({ call_id: ticket.call_id, customer_id: ticket.customer_id });
+    for (const call of this.calls.values()) {
+      const { ticket, state } = call;
+      // A verification call is unknown to the ledger: naming it live would have it ended as unknown.
+      if (ticket && state !== "ended" && call.keepsRecord) live.push({ call_id: ticket.call_id, customer_id: ticket.customer_id });
+    }
     return live;
   }
 

@@ -6,7 +6,7 @@
 // charges it; its progress (dialing, ringing, answered, then done, failed or cancelled) goes to
 // the Worker's test call.
 import { CallTimers } from "../b2bua/call-timers.ts";
-import type { AdmissionTicket, OriginateCommand } from "../../schema/node-api.ts";
+import { PLACED_CALL_ACCOUNT_HEADER, type AdmissionTicket, type OriginateCommand } from "../../schema/node-api.ts";
 import type { OriginatedDialog } from "../b2bua/b2bua.ts";
 import { CallCredit } from "../b2bua/call-credit.ts";
 import { callLog, type CallLog } from "../b2bua/call-log.ts";
@@ -146,9 +146,21 @@ export class TestCall {
   private admitted(ticket: AdmissionTicket): void {
     this.ticket = ticket;
     this.log = callLog(ticket.call_id, this.host.log);
-    this.report.admitted(ticket.call_id, ticket.customer_id);
     this.credit.grant(ticket.granted_seconds);
+    // A verification call leaves no record: nothing reported, logged or uploaded.
+    if (!this.keepsRecord) return;
+    this.report.admitted(ticket.call_id, ticket.customer_id);
     this.sipLog.open(() => this.host.media.openSipLog(ticket.call_id));
+  }
+
+  /** Whether the Worker keeps a record of the call (every call but a verification call). */
+  get keepsRecord(): boolean {
+    return this.ticket?.call_record !== false;
+  }
+
+  /** The call's id as its progress names it: none for a call the Worker keeps no record of. */
+  private get recordId(): string | null {
+    return this.keepsRecord ? (this.ticket?.call_id ?? null) : null;
   }
 
   private async dial(): Promise<void> {
@@ -183,6 +195,8 @@ export class TestCall {
   private sendInvite(authorization?: [string, string]): void {
     const dialog = this.dialog!;
     const request = requestOn(dialog, this.host.local, "INVITE", sdpOffer(this.relay!.publicAddress, this.relay!.localPort("callee")));
+    const assertion = this.ticket!.account_assertion;
+    if (assertion) request.headers.push([PLACED_CALL_ACCOUNT_HEADER, assertion]);
     if (authorization) request.headers.push(authorization);
     this.invite = request;
     this.send(request, this.dialog!.endpoint, (response) => this.onInviteResponse(request, response));
@@ -219,7 +233,7 @@ export class TestCall {
     this.report.ringing(response.body.length > 0);
     if (this.state === "calling") {
       this.state = "early";
-      this.progress({ status: "ringing", call_id: this.ticket!.call_id });
+      this.progress({ status: "ringing", call_id: this.recordId });
     }
   }
 
@@ -241,7 +255,7 @@ export class TestCall {
     this.report.answered(answer.codec);
     this.credit.answered();
     this.host.media.watch(relay, () => this.hangUp("media_timeout"));
-    this.progress({ status: "answered", call_id: this.ticket!.call_id, answered: true, sip_code: 200 });
+    this.progress({ status: "answered", call_id: this.recordId, answered: true, sip_code: 200 });
     this.after(this.ticket!.max_call_seconds * 1000, () => this.hangUpBoth("platform", "max_call_seconds"));
     const agent = this.ticket!.agent_destination;
     if (agent) return this.bridgeAgent(agent, answer);
@@ -258,7 +272,12 @@ export class TestCall {
   private bridgeAgent(target: NonNullable<AdmissionTicket["agent_destination"]>, numberAnswer: Answer): void {
     const relay = this.relay!;
     const { command } = this;
-    this.agent = new AgentLeg(this, target, { testCallId: command.test_call_id, number: command.number, instruction: command.instruction });
+    this.agent = new AgentLeg(this, target, {
+      testCallId: command.test_call_id,
+      number: command.number,
+      instruction: command.instruction,
+      accountAssertion: this.ticket!.account_assertion,
+    });
     void this.agent.dial(sdpOffer(relay.publicAddress, relay.localPort("caller"), numberAnswer));
     this.after(command.seconds * 1000, () => this.hangUpBoth("platform", "test_call_done"));
   }
@@ -411,9 +430,13 @@ export class TestCall {
     const endedAt = new Date();
     const ticket = this.ticket;
     if (outcome) {
-      this.progress(finalProgress(outcome, ticket?.call_id ?? null, this.answeredAt, endedAt));
+      this.progress(finalProgress(outcome, this.recordId, this.answeredAt, endedAt));
     }
-    if (!ticket) return this.sipLog.discard();
+    if (!ticket || !this.keepsRecord) {
+      this.sipLog.discard();
+      this.host.track(this.closeMedia());
+      return;
+    }
     this.host.track(
       this.sipLog
         .end(() => this.unanswered)

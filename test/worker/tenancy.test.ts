@@ -4,6 +4,7 @@
 // A new operation is covered the day it lands: a path parameter with no factory below, a
 // request body with no example, or a security scheme nobody says how to present, fails a test
 // that names what is missing.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { issueInvoices } from "../../worker/services/invoices.ts";
 import { addTranscript, giveVerdict } from "./call-record-fixtures.ts";
@@ -87,6 +88,10 @@ let accounts: Promise<Accounts> | undefined;
 const twoAccounts = () =>
   (accounts ??= (async () => {
     const [a, b] = await Promise.all([createAccount(), createAccount()]);
+    // The file places more test and verification calls in A than a new account's daily cap allows.
+    await env.DB.prepare("INSERT INTO placed_call_policies (customer_id, calls_per_day, updated_at) VALUES (?, 1000, ?)")
+      .bind(a.account.id, new Date().toISOString())
+      .run();
     const key = await b.client.post("/api/auth/api-keys", { name: "tenancy" });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     return { a, b: { ...b, apiKey: key.body.key as string } };
@@ -187,6 +192,8 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     expect(res.status, `test call: ${JSON.stringify(res.body)}`).toBe(202);
     return res.body.id;
   },
+  // The operator's settings of an account (admin routes): A's own id.
+  customer_id: async (owner) => owner.account.id,
   number_id: async (owner) => {
     await defaultDestinationOf(owner);
     const number = `+1415${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000_000).padStart(7, "0")}`;
@@ -229,6 +236,7 @@ const BODIES: Record<string, unknown> = {
   "POST /support/tickets/{ticket_id}/messages": { body: "Any news?" },
   "POST /admin/support/tickets/{ticket_id}/messages": { body: "Answered." },
   "POST /customer/verified-numbers/{number_id}/verify": { code: "000000" },
+  "PATCH /admin/customers/{customer_id}/placed-call-policy": { calls_per_day: 5 },
 };
 
 /** What the owner gets other than success for the same request, and why it is not a refusal of the owner. */
@@ -258,6 +266,12 @@ const OWNER_ANSWERS: Record<string, { status: number; reason: string }> = {
     status: 403,
     reason: "the service team's reply route is for platform administrators, and the ticket's owner is a customer",
   },
+  ...Object.fromEntries(
+    ["GET", "PATCH"].map((method) => [
+      `${method} /admin/customers/{customer_id}/placed-call-policy`,
+      { status: 403, reason: "an account's placed-call policy is set by platform administrators, and the account's owner is a customer" },
+    ]),
+  ),
 };
 
 type Presented = Pick<RequestOptions, "token" | "apiKey"> & { query?: Record<string, string> };
@@ -310,6 +324,17 @@ const EXCEPTIONS: Record<string, { status: number; reason: string }> = {
       `POST /admin/ips/{ip_id}/approve via ${scheme}`,
       { status: 403, reason: "only a platform administrator may approve a whitelist range (admin_required), before any lookup" },
     ]),
+  ),
+  ...Object.fromEntries(
+    ["GET", "PATCH"].flatMap((method) =>
+      ["BearerAuth", "ApiKeyAuth"].map((scheme) => [
+        `${method} /admin/customers/{customer_id}/placed-call-policy via ${scheme}`,
+        {
+          status: 403,
+          reason: "only a platform administrator may read or set an account's placed-call policy (admin_required), before any lookup",
+        },
+      ]),
+    ),
   ),
   "POST /customer/test-calls/{test_call_id}/confirm via ApiKeyAuth": {
     status: 403,

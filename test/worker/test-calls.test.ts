@@ -3,7 +3,8 @@
 // and the test call's admission and charge through the account's ledger (origin test).
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { as } from "./client.ts";
+import { compactVerify, createLocalJWKSet } from "jose";
+import { as, request } from "./client.ts";
 import { addDestination } from "./destination-fixtures.ts";
 import { createAccount, principalOf, testServices, type Session } from "./fixtures.ts";
 import { callRow, node, NODE_ID } from "./node-client.ts";
@@ -358,6 +359,14 @@ describe("admission of a test call (origin test)", () => {
       destination: { id: route.id, host: "route.sbc.test", port: 5070 },
     });
     const callId = admit.body.call_id;
+    // The INVITE says which account the platform places it for, signed with the published key.
+    const keys = (await request("GET", "/api/public/call-signing-keys")).body;
+    const signed = await compactVerify(admit.body.account_assertion, createLocalJWKSet(keys));
+    expect(JSON.parse(new TextDecoder().decode(signed.payload))).toMatchObject({
+      customer_id: owner.account.id,
+      call_id: callId,
+      origin: "test",
+    });
     expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body.call_id).toBe(callId);
     expect(await callRow(callId)).toMatchObject({ origin: "test", sip_call_id: body.sip_call_id, customer_id: owner.account.id });
 

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { addDestination } from "./destination-fixtures.ts";
-import { createAccount, type Session } from "./fixtures.ts";
+import { createAccount, latestMailTo, type Session } from "./fixtures.ts";
 import { node } from "./node-client.ts";
 import { connectNode, uniqueNumber, untilSent, verifyNumber, type FakeNode } from "./test-call-fixtures.ts";
 
@@ -37,8 +37,8 @@ const add = (owner: Session, number: string) => owner.client.post("/api/customer
 const verify = (owner: Session, id: string, code: string) => owner.client.post(`/api/customer/verified-numbers/${id}/verify`, { code });
 
 describe("POST /api/customer/verified-numbers", () => {
-  it("calls the number through the default destination and speaks a six-digit code, keeping only its hash", async () => {
-    const { owner, destination } = await readyAccount();
+  it("calls the number on the platform's own route and speaks a six-digit code, keeping only its hash", async () => {
+    const { owner } = await readyAccount();
     const fake = await connect("vn-node-a");
     const number = uniqueNumber();
     const res = await add(owner, number);
@@ -57,26 +57,62 @@ describe("POST /api/customer/verified-numbers", () => {
     expect(originate).toMatchObject({ speech: "verification_code", caller_id: "+18005550100", seconds: 20 });
     expect(originate.code).toMatch(/^[0-9]{6}$/);
     const [call] = (await owner.client.get("/api/customer/test-calls")).body;
-    expect(call).toMatchObject({
-      id: originate.test_call_id,
-      purpose: "verify",
-      speech: "verification_code",
-      destination_id: destination.id,
-    });
+    expect(call).toMatchObject({ id: originate.test_call_id, purpose: "verify", speech: "verification_code", destination_id: null });
 
     const [row] = await numberRows(owner.account.id);
     expect(row!.verification_code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(originate.code);
+  });
 
-    // The verification call is admitted like any test call, on the default destination.
-    const admit = await node.admit({
+  it("a verification call never reaches the account's destination and leaves nothing the account can read", async () => {
+    // The attack of issue 26: an account points its default destination at its own SIP answerer
+    // and reads the code from the RTP, or from the verification call's recording.
+    const { owner, destination } = await readyAccount();
+    const fake = await connect("vn-node-attack");
+    const number = uniqueNumber();
+    const added = await add(owner, number);
+    const originate = await untilSent(fake, (c) => c.type === "originate" && c.number === number);
+    const admit = await node.post("/calls/admit", {
+      node_id: "vn-node-attack",
+      boot_id: "boot-1",
       origin: "test",
-      test_call_id: call.id,
-      sip_call_id: call.sip_call_id,
+      test_call_id: originate.test_call_id,
+      sip_call_id: originate.sip_call_id,
       src_ip: "127.0.0.1",
+      ani: "+18005550100",
       dialed: number,
     });
-    expect(admit.body).toMatchObject({ decision: "admit", route: "forced", destination: { id: destination.id } });
+    expect(admit.status, JSON.stringify(admit.body)).toBe(200);
+    expect(admit.body).toMatchObject({
+      decision: "admit",
+      route: "forced",
+      destination: { id: "platform-verify-route", host: "verify.platform.test", port: 5070, transport: "tcp", auth: null },
+      processing: "relay_only",
+      call_record: false,
+      ani: "+18005550100",
+    });
+    expect(admit.body.destination.host).not.toBe(destination.host);
+    expect(admit.body.account_assertion).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+
+    // The node reports the call's progress as it goes: the test call shows no call, and GET /calls has none.
+    const progress = (status: string, extra: Record<string, unknown> = {}) =>
+      node.post(`/test-calls/${originate.test_call_id}/progress`, {
+        node_id: "vn-node-attack",
+        at: new Date().toISOString(),
+        status,
+        call_id: admit.body.call_id,
+        ...extra,
+      });
+    expect((await progress("answered", { answered: true, sip_code: 200 })).status).toBe(200);
+    expect((await progress("done", { answered: true, sip_code: 200, talk_seconds: 24, ended_by: "platform" })).status).toBe(200);
+    const testCall = (await owner.client.get(`/api/customer/test-calls/${originate.test_call_id}`)).body;
+    expect(testCall).toMatchObject({ status: "done", purpose: "verify", call_id: null });
+    expect((await owner.client.get("/api/calls")).body.items).toEqual([]);
+    expect((await owner.client.get(`/api/calls/${admit.body.call_id}`)).status).toBe(404);
+    expect((await owner.client.get(`/api/calls/${admit.body.call_id}/recording`)).status).toBe(404);
+    expect(await env.DB.prepare("SELECT id FROM calls WHERE id = ?").bind(admit.body.call_id).first()).toBeNull();
+    // Only the code spoken on that route verifies the number.
+    expect((await verify(owner, added.body.id, originate.code)).body.verified).toBe(true);
   });
 
   it("verifies the number with the code spoken; entering it again changes nothing", async () => {
@@ -150,23 +186,34 @@ describe("POST /api/customer/verified-numbers", () => {
     expect(Number(fourth.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
-  it("keeps a number to one account: 409 once another account verified it, at adding and at verifying", async () => {
+  it("hands a number to the account that answers its code: the account that had it loses it and is told by mail", async () => {
     const a = await readyAccount();
     const b = await readyAccount();
     const fake = await connect("vn-node-e");
     const number = uniqueNumber();
-    const pending = await add(b.owner, number);
-    expect(pending.status).toBe(201);
-    const bCode = await codeSentTo(fake, number);
-    await verifyNumber(a.owner, fake, number);
-    const late = await verify(b.owner, pending.body.id, bCode);
-    expect(late.status).toBe(409);
-    expect(late.body).toEqual({ detail: "Number is verified by another account" });
-    const c = await readyAccount();
-    const refused = await add(c.owner, number.replace("+", ""));
-    expect(refused.status).toBe(409);
-    expect(refused.body).toEqual({ detail: "Number is verified by another account" });
-    expect(await numberRows(c.owner.account.id)).toEqual([]);
+    const first = await verifyNumber(a.owner, fake, number);
+    expect(first.verified).toBe(true);
+    // b writes the number with an international prefix: it is the same number in E.164.
+    const before = fake.seen.length;
+    const pending = await add(b.owner, `001${number.slice(2)}`);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(201);
+    expect(pending.body.number).toBe(number);
+    const bCode = await codeSentTo(fake, number, before);
+    const won = await verify(b.owner, pending.body.id, bCode);
+    expect(won.status, JSON.stringify(won.body)).toBe(200);
+    expect(won.body).toMatchObject({ number, verified: true });
+
+    const [lost] = (await a.owner.client.get("/api/customer/verified-numbers")).body;
+    expect(lost).toMatchObject({ id: first.id, number, verified: false, verified_at: null });
+    expect(await latestMailTo(a.owner.email)).toContain(`Another account has just verified ${number}`);
+    // What the number unlocked for a is gone; b has it.
+    const asCaller = await a.owner.client.post("/api/customer/test-calls", { number: uniqueNumber(), caller_id: number });
+    expect(asCaller.status).toBe(422);
+    expect(asCaller.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], type: "caller_id_not_verified" });
+    const scam = await a.owner.client.post("/api/customer/test-calls", { number, speech: "scam_sample" });
+    expect(scam.status).toBe(422);
+    expect(scam.body.detail[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_verified" });
+    expect((await b.owner.client.post("/api/customer/test-calls", { number: uniqueNumber(), caller_id: number })).status).toBe(202);
   });
 
   it("answers 409 for a number the account already has (with or without +), storing nothing more", async () => {
@@ -179,17 +226,25 @@ describe("POST /api/customer/verified-numbers", () => {
     expect(await numberRows(owner.account.id)).toHaveLength(1);
   });
 
-  it("answers 409 without a default destination and 403 when test calls are off, storing nothing", async () => {
+  it("needs no destination of the account's (the platform's route calls), and answers 403 when test calls are off, storing nothing", async () => {
     const bare = await createAccount();
-    const res = await add(bare, uniqueNumber());
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({ detail: "Add a destination before verifying a number" });
-    expect(await numberRows(bare.account.id)).toEqual([]);
+    const fake = await connect("vn-node-bare");
+    const number = uniqueNumber();
+    expect((await add(bare, number)).status).toBe(201);
+    await untilSent(fake, (c) => c.type === "originate" && c.number === number);
     const { owner } = await readyAccount();
     await env.DB.prepare("UPDATE customers SET test_calls_enabled = 0 WHERE id = ?").bind(owner.account.id).run();
     const off = await add(owner, uniqueNumber());
     expect(off.status).toBe(403);
     expect(off.body).toEqual({ detail: "test_calls_disabled" });
+    expect(await numberRows(owner.account.id)).toEqual([]);
+  });
+
+  it("refuses to call a premium-rate number to verify it (422 number_not_allowed), storing nothing", async () => {
+    const { owner } = await readyAccount();
+    const res = await add(owner, "+19005550123");
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_allowed" });
     expect(await numberRows(owner.account.id)).toEqual([]);
   });
 

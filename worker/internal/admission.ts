@@ -9,7 +9,11 @@ import type { AdmissionDestination } from "../../durable-objects/call-admission.
 import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger.ts";
 import { accountHolding, syncAdmissionState } from "../services/admission-state.ts";
 import type { Services } from "../services/context.ts";
-import { agentDestinationOf, linkTestCallRecord, testCallToAdmit } from "../services/test-calls.ts";
+import { agentDestinationOf, linkTestCallRecord, testCallToAdmit, unverifiedPart, type TestCallRow } from "../services/test-calls.ts";
+import { signPlacedCall } from "../services/call-signing.ts";
+import { mayActForNode } from "./node-auth.ts";
+import { placedCallPolicyOf, refusedRange } from "../services/placed-calls.ts";
+import { VERIFY_CALL_MAX_SECONDS, verificationRoute, verifiedNumberOf } from "../services/verified-numbers.ts";
 import type { LedgerStub } from "../lib/durable-objects.ts";
 import type { Config } from "../env.ts";
 import { newId } from "../lib/ids.ts";
@@ -29,12 +33,21 @@ export async function admitCall(s: Services, request: AdmitRequest): Promise<Adm
 /**
  * A test call the node was asked to originate: admitted through its account's ledger on the test
  * call's own destination, number and caller ID (no whitelist entry), charged like any call; the
- * test call links to the record. One that is gone, cancelled or expired meanwhile never rings.
+ * test call links to the record. One that is gone, cancelled or expired meanwhile never rings, nor
+ * one whose number or caller ID stopped being allowed since it was asked for. A verification call
+ * goes on the platform's own route instead, with no record.
  */
 async function admitTestCall(s: Services, request: AdmitRequest): Promise<AdmitResponse> {
   if (!request.test_call_id) return { decision: "reject", sip_code: 404, reason: "test_call_not_found", call_id: null };
   const found = await testCallToAdmit(s, request.test_call_id, request.sip_call_id);
   if ("decision" in found) return found;
+  // Only the node the test call was dispatched to places it.
+  if (!mayActForNode(s.config, request.node_id, found.nodeId)) return refused("test_call_other_node");
+  const policy = await placedCallPolicyOf(s, found.customerId);
+  if (refusedRange(found.number, policy.allowPrefixes)) return refused("number_not_allowed");
+  if (found.purpose === "verify") return admitVerificationCall(s, found);
+  const unverified = await unverifiedPart(s, found.customerId, found);
+  if (unverified) return refused(unverified);
   // Voice-agent mode: the agent the answered number is bridged to, checked before anything is reserved.
   const agent = found.agentDestinationId ? await agentDestinationOf(s, found.customerId, found.agentDestinationId) : null;
   if (found.agentDestinationId && !agent) {
@@ -51,12 +64,47 @@ async function admitTestCall(s: Services, request: AdmitRequest): Promise<AdmitR
     src_ip: request.src_ip,
     captured_headers: request.captured_headers,
   };
-  const input = () => ({ request: own, callId: newId(), now: nowIso(), limits: callLimits(s.config) });
+  const input = () => ({ request: own, callId: newId(), now: nowIso(), limits: callLimits(s.config), caps: policy.caps });
   const answer = await withAdmissionState(s, found.customerId, (ledger) => ledger.admitOwnCall(input()));
   if ((answer.decision === "admit" || answer.decision === "reject") && answer.call_id)
     await linkTestCallRecord(s, found.id, answer.call_id, request.node_id);
-  const ticket = await ticketOf(s, answer);
+  const ticket = await placedTicketOf(s, answer, "test");
   return ticket.decision === "admit" && agent ? { ...ticket, agent_destination: await targetOf(s.config, agent) } : ticket;
+}
+
+/** A refusal of a placed call before anything is reserved (nothing recorded). */
+const refused = (reason: string): AdmitResponse => ({ decision: "reject", sip_code: 403, reason, call_id: null });
+
+/**
+ * A verification call: on the platform's route (VERIFY_ROUTE), never the account's destinations,
+ * for the time the code takes, relayed only, and with no call record (nothing reported to the
+ * ledger, recorded or uploaded), so the code reaches only whoever answers the number.
+ */
+async function admitVerificationCall(s: Services, found: TestCallRow): Promise<AdmitResponse> {
+  const route = verificationRoute(s.config);
+  if (!route) return { decision: "reject", sip_code: 503, reason: "verification_route_unavailable", call_id: null };
+  const callId = newId();
+  return {
+    decision: "admit",
+    call_id: callId,
+    customer_id: found.customerId,
+    dialed: found.number,
+    ani: s.config.PLATFORM_CALLER_ID,
+    destination: route,
+    max_call_seconds: VERIFY_CALL_MAX_SECONDS,
+    granted_seconds: VERIFY_CALL_MAX_SECONDS,
+    processing: "relay_only",
+    sampled: false,
+    sub_customer: null,
+    route: "forced",
+    call_record: false,
+    account_assertion: await signPlacedCall(s.config, {
+      customer_id: found.customerId,
+      call_id: callId,
+      origin: "verify",
+      number: found.number,
+    }),
+  };
 }
 
 /** Asks the account's ledger; its first call since the ledger was made loads the admission state from D1 once. */
@@ -74,6 +122,14 @@ async function ticketOf(s: Services, answer: AdmitCallResult): Promise<AdmitResp
   if (answer.decision === "need_state") return { decision: "ignore" };
   if (answer.decision !== "admit") return answer;
   return { ...answer, destination: await targetOf(s.config, answer.destination) };
+}
+
+/** The ticket of a call the platform places: its account, signed, for the INVITE's account header. */
+async function placedTicketOf(s: Services, answer: AdmitCallResult, origin: "test" | "dialer"): Promise<AdmitResponse> {
+  const ticket = await ticketOf(s, answer);
+  if (ticket.decision !== "admit") return ticket;
+  const claims = { customer_id: ticket.customer_id, call_id: ticket.call_id, origin, number: ticket.dialed };
+  return { ...ticket, account_assertion: await signPlacedCall(s.config, claims) };
 }
 
 export const callLimits = (config: Config): CallLimits => ({
@@ -112,6 +168,10 @@ async function admitDialerCall(s: Services, request: AdmitRequest): Promise<Admi
   const callId = newId();
   const spent = customerId && token ? await spendDialerToken(s, token, customerId, callId) : null;
   if (!customerId || !spent) return DIALER_TOKEN_REFUSED;
+  const policy = await placedCallPolicyOf(s, customerId);
+  if (refusedRange(request.dialed, policy.allowPrefixes)) return refused("number_not_allowed");
+  // The caller ID the token was minted with may have been verified by another account since.
+  if (spent.callerId && !(await verifiedNumberOf(s, customerId, spent.callerId))) return refused("caller_id_not_verified");
   const own: OwnCallRequest = {
     origin: "dialer",
     dialed: request.dialed,
@@ -123,8 +183,8 @@ async function admitDialerCall(s: Services, request: AdmitRequest): Promise<Admi
     src_ip: request.src_ip,
     captured_headers: request.captured_headers,
   };
-  const input = () => ({ request: own, callId, now: nowIso(), limits: callLimits(s.config) });
+  const input = () => ({ request: own, callId, now: nowIso(), limits: callLimits(s.config), caps: policy.caps });
   const answer = await withAdmissionState(s, customerId, (ledger) => ledger.admitOwnCall(input()));
   if (answer.decision === "need_state" || answer.decision === "ignore") return DIALER_TOKEN_REFUSED;
-  return ticketOf(s, answer);
+  return placedTicketOf(s, answer, "dialer");
 }

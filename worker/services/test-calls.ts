@@ -13,13 +13,14 @@ import type { AdmissionRejection, OriginateCommand, TestCallProgress, TestCallSt
 import { destinations } from "../../schema/network.ts";
 import { testCalls } from "../../schema/test-calls.ts";
 import { newId } from "../lib/ids.ts";
-import { digitsOf, normalizeNumber } from "../lib/numbers.ts";
+import { normalizeNumber } from "../lib/numbers.ts";
 import { addSeconds, nowIso } from "../lib/time.ts";
 import type { CreateTestCall } from "../resources/test-calls.ts";
 import type { Services } from "./context.ts";
 import { Conflict, Forbidden, InvalidField, NotFound, TooManyRequests } from "./errors.ts";
 import { owned, ownedRow } from "./owned.ts";
 import { actingLabel, isPortalSession, type Principal } from "./principal.ts";
+import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { verifiedNumberOf } from "./verified-numbers.ts";
 
 export type TestCallRow = typeof testCalls.$inferSelect;
@@ -127,18 +128,24 @@ async function requireAgentDestination(s: Services, customerId: string, destinat
   if (!(await agentDestinationOf(s, customerId, destinationId))) throw new NotFound("Voice agent destination not found");
 }
 
-/** What a test call needs verified, checked at creation and again at confirmation. */
-async function requireVerified(
-  s: Services,
-  customerId: string,
-  call: { callerId: string | null; number: string; speech: string; agentDestinationId: string | null },
-) {
-  if (call.callerId && !(await verifiedNumberOf(s, customerId, call.callerId))) {
-    throw new InvalidField("caller_id", "caller_id_not_verified", "caller_id_not_verified");
-  }
+type VerifiedParts = { callerId: string | null; number: string; speech: string; agentDestinationId: string | null };
+
+/**
+ * What a test call needs verified and is not (caller_id_not_verified, number_not_verified), or
+ * null: checked at creation, at confirmation and again as the call is admitted, since another
+ * account may have taken the number over meanwhile.
+ */
+export async function unverifiedPart(s: Services, customerId: string, call: VerifiedParts) {
+  if (call.callerId && !(await verifiedNumberOf(s, customerId, call.callerId))) return "caller_id_not_verified" as const;
   if ((call.speech === "scam_sample" || call.agentDestinationId) && !(await verifiedNumberOf(s, customerId, call.number))) {
-    throw new InvalidField("number", "number_not_verified", "number_not_verified");
+    return "number_not_verified" as const;
   }
+  return null;
+}
+
+async function requireVerified(s: Services, customerId: string, call: VerifiedParts) {
+  const missing = await unverifiedPart(s, customerId, call);
+  if (missing) throw new InvalidField(missing === "caller_id_not_verified" ? "caller_id" : "number", missing, missing);
 }
 
 /** Counts one test call (verification calls too) of the account; 429 past TEST_CALLS_PER_HOUR. */
@@ -164,7 +171,10 @@ export async function createTestCall(s: Services, principal: Principal, input: C
     agentDestinationId: input.agent_destination_id ?? null,
   };
   await requireVerified(s, customerId, call);
+  const policy = await placedCallPolicyOf(s, customerId);
+  requireAllowedNumber(policy, call.number);
   await countTestCall(s, customerId);
+  await takePlacedCall(s, customerId, policy);
 
   const id = newId();
   const now = nowIso();
@@ -238,6 +248,7 @@ export async function confirmTestCall(s: Services, principal: Principal, id: str
     throw new Conflict("Conflict");
   }
   await requireVerified(s, principal.customer.id, row);
+  requireAllowedNumber(await placedCallPolicyOf(s, principal.customer.id), row.number);
   const now = nowIso();
   const moved = await advance(s, row, { status: "queued", confirmedAt: now, confirmedBy: actingLabel(principal) });
   if (!moved) throw new Conflict("Conflict");
@@ -309,6 +320,8 @@ export async function applyTestCallProgress(s: Services, testCallId: string, pro
     if (!row) throw new NotFound("test call not found");
     const current = row.status as TestCallStatus;
     const facts = factsOf(progress);
+    // A verification call has no call record for the account to read.
+    if (row.purpose === "verify") delete facts.callId;
     if (RANK[progress.status] > RANK[current]) {
       const moved = await advance(s, row, { ...facts, status: progress.status });
       if (moved) return { status: moved.status };
@@ -368,9 +381,6 @@ export async function linkTestCallRecord(s: Services, testCallId: string, callId
     })
     .where(eq(testCalls.id, testCallId));
 }
-
-/** Same number? Numbers are compared as digits ("+1415..." and "1415..." are one number). */
-export const sameNumber = (a: string, b: string) => digitsOf(a) === digitsOf(b);
 
 /**
  * The cron's sweep: AI agents' requests nobody confirmed within ten minutes expire; a queued test

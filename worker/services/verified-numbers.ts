@@ -1,19 +1,25 @@
 // Verified caller IDs (our extension): numbers an account has proven it answers. Adding one makes
-// the platform call it (a test call of purpose "verify", through the account's default
-// destination) and speak a six-digit code; the owner enters the code here. Only an HMAC of the
-// code is kept, good for ten minutes and five wrong tries; calls to one number are limited per
-// hour. A number verified by one account cannot be verified by another.
-import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
-import { destinations } from "../../schema/network.ts";
+// the platform call it (a test call of purpose "verify") and speak a six-digit code; the owner
+// enters the code here. The call goes out through the platform's own route (VERIFY_ROUTE), never
+// an account's destination, and leaves no call record, recording or transcript: the only way to the
+// code is to answer the number. Only an HMAC of the code is kept, good for ten minutes and five
+// wrong tries; calls to one number are limited per hour. Numbers are compared in E.164. The phone's
+// holder is whoever answers the code: an account that proves a number another account verified
+// takes it over, and the other account's owner is told by mail.
+import { and, desc, eq, inArray, isNotNull, ne } from "drizzle-orm";
+import { customers } from "../../schema/identity.ts";
 import { testCalls, verifiedNumbers } from "../../schema/test-calls.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../lib/crypto.ts";
 import { newId } from "../lib/ids.ts";
-import { digitsOf, normalizeNumber } from "../lib/numbers.ts";
+import { toE164 } from "../lib/numbers.ts";
 import { addSeconds, nowIso } from "../lib/time.ts";
 import type { CreateVerifiedNumber } from "../resources/test-calls.ts";
+import type { DestinationTarget } from "../../schema/node-api.ts";
+import type { Config } from "../env.ts";
 import type { Services } from "./context.ts";
-import { Conflict, Forbidden, InvalidField, TooManyRequests } from "./errors.ts";
+import { Conflict, Forbidden, InvalidField, TooManyRequests, Unavailable } from "./errors.ts";
 import { owned, ownedRow } from "./owned.ts";
+import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { actingLabel, type Principal } from "./principal.ts";
 import { countTestCall, dispatchTestCall, emptyProgress, type TestCallRow } from "./test-calls.ts";
 
@@ -24,6 +30,8 @@ export const MAX_CODE_ATTEMPTS = 5;
 export const VERIFY_CALLS_PER_HOUR = 3;
 /** How long the verification call lasts: the code is spoken three times. */
 const VERIFY_CALL_SECONDS = 20;
+/** The longest a verification call may last, the announcement included. */
+export const VERIFY_CALL_MAX_SECONDS = 60;
 
 const encoder = new TextEncoder();
 
@@ -42,23 +50,23 @@ export function verifiedNumberOut(row: NumberRow) {
   };
 }
 
-/** The account's verified entry for `number` (compared as digits), or undefined. */
+/** The account's verified entry for `number` (compared in E.164), or undefined. */
 export async function verifiedNumberOf(s: Services, customerId: string, number: string): Promise<NumberRow | undefined> {
-  const rows = await s.db
+  const e164 = toE164(number);
+  if (!e164) return undefined;
+  return s.db
     .select()
     .from(verifiedNumbers)
-    .where(and(eq(verifiedNumbers.customerId, customerId), isNotNull(verifiedNumbers.verifiedAt)));
-  return rows.find((row) => digitsOf(row.number) === digitsOf(number));
+    .where(and(eq(verifiedNumbers.customerId, customerId), eq(verifiedNumbers.number, e164), isNotNull(verifiedNumbers.verifiedAt)))
+    .get();
 }
 
-/** Whether another account has verified the number (stored with or without its +). */
-async function verifiedElsewhere(s: Services, customerId: string, number: string): Promise<boolean> {
-  const digits = digitsOf(number);
-  const rows = await s.db
-    .select({ customerId: verifiedNumbers.customerId })
-    .from(verifiedNumbers)
-    .where(and(isNotNull(verifiedNumbers.verifiedAt), inArray(verifiedNumbers.number, [digits, `+${digits}`])));
-  return rows.some((row) => row.customerId !== customerId);
+/** The number a person typed, in E.164; 422 on `number` when it cannot be one. */
+function e164Of(raw: string): string {
+  const e164 = toE164(raw);
+  if (!e164)
+    throw new InvalidField("number", "not_a_phone_number: give the number in international form (+country code)", "not_a_phone_number");
+  return e164;
 }
 
 const findNumber = (s: Services, customerId: string, id: string) => ownedRow(s.db, verifiedNumbers, customerId, id, "verified number");
@@ -78,12 +86,14 @@ export async function listVerifiedNumbers(s: Services, principal: Principal) {
 
 export async function addVerifiedNumber(s: Services, principal: Principal, input: CreateVerifiedNumber) {
   const customerId = principal.customer.id;
-  const number = normalizeNumber(input.number);
+  const number = e164Of(input.number);
   if (!principal.customer.testCallsEnabled) throw new Forbidden("test_calls_disabled");
-  if (await verifiedElsewhere(s, customerId, number)) throw new Conflict("Number is verified by another account");
-  const mine = await s.db.select().from(verifiedNumbers).where(eq(verifiedNumbers.customerId, customerId));
-  if (mine.some((row) => digitsOf(row.number) === digitsOf(number))) throw new Conflict("Number already added");
-  const destinationId = await defaultDestination(s, customerId);
+  const mine = await s.db
+    .select({ id: verifiedNumbers.id })
+    .from(verifiedNumbers)
+    .where(and(eq(verifiedNumbers.customerId, customerId), eq(verifiedNumbers.number, number)))
+    .get();
+  if (mine) throw new Conflict("Number already added");
   await countVerificationCall(s, customerId, number);
 
   const now = nowIso();
@@ -102,7 +112,7 @@ export async function addVerifiedNumber(s: Services, principal: Principal, input
     updatedAt: now,
   };
   await s.db.insert(verifiedNumbers).values(row);
-  return verifiedNumberOut(await placeVerificationCall(s, principal, row, destinationId));
+  return verifiedNumberOut(await placeVerificationCall(s, principal, row));
 }
 
 /** Calls the number again with a new code (the old one stops working). */
@@ -111,9 +121,8 @@ export async function callVerifiedNumber(s: Services, principal: Principal, id: 
   const row = await findNumber(s, customerId, id);
   if (row.verifiedAt) throw new Conflict("Number already verified");
   if (!principal.customer.testCallsEnabled) throw new Forbidden("test_calls_disabled");
-  const destinationId = await defaultDestination(s, customerId);
   await countVerificationCall(s, customerId, row.number);
-  return verifiedNumberOut(await placeVerificationCall(s, principal, row, destinationId));
+  return verifiedNumberOut(await placeVerificationCall(s, principal, row));
 }
 
 /** The owner enters the code the platform spoke. A verified number stays verified (200 unchanged). */
@@ -139,7 +148,6 @@ export async function verifyNumber(s: Services, principal: Principal, id: string
       .where(owned(verifiedNumbers, customerId, row.id));
     throw new InvalidField("code", spent ? "wrong_code: no tries left, ask for a new call" : "wrong_code", "wrong_code");
   }
-  if (await verifiedElsewhere(s, customerId, row.number)) throw new Conflict("Number is verified by another account");
   const now = nowIso();
   const patch = {
     verifiedAt: now,
@@ -153,7 +161,44 @@ export async function verifyNumber(s: Services, principal: Principal, id: string
     .update(verifiedNumbers)
     .set(patch)
     .where(owned(verifiedNumbers, customerId, row.id));
+  await takeOver(s, row);
   return verifiedNumberOut({ ...row, ...patch });
+}
+
+/**
+ * The number was just proven by `winner`'s account: other accounts that had verified it lose it
+ * (it unlocks nothing there any more) and each owner is told by mail.
+ */
+async function takeOver(s: Services, winner: NumberRow): Promise<void> {
+  const lost = await s.db
+    .update(verifiedNumbers)
+    .set({ verifiedAt: null, verificationMethod: null, updatedAt: nowIso() })
+    .where(
+      and(
+        eq(verifiedNumbers.number, winner.number),
+        ne(verifiedNumbers.customerId, winner.customerId),
+        isNotNull(verifiedNumbers.verifiedAt),
+      ),
+    )
+    .returning({ customerId: verifiedNumbers.customerId });
+  if (lost.length === 0) return;
+  const owners = await s.db
+    .select({ email: customers.email })
+    .from(customers)
+    .where(inArray(customers.id, [...new Set(lost.map((l) => l.customerId))]));
+  for (const owner of owners) {
+    await s.mail.send({
+      to: [owner.email],
+      subject: `Your verified number ${winner.number} is no longer verified`,
+      text: [
+        `Another account has just verified ${winner.number} by answering the code our verification call spoke to it.`,
+        "The number is no longer verified for your account: test calls and dialer calls cannot show it as their caller",
+        "ID, and the scam sample and voice-agent mode will not ring it.",
+        "",
+        "If the number is yours, verify it again (Verified numbers, call me): whoever answers the code holds it.",
+      ].join("\n"),
+    });
+  }
 }
 
 export async function deleteVerifiedNumber(s: Services, principal: Principal, id: string): Promise<void> {
@@ -161,25 +206,22 @@ export async function deleteVerifiedNumber(s: Services, principal: Principal, id
   await s.db.delete(verifiedNumbers).where(owned(verifiedNumbers, principal.customer.id, row.id));
 }
 
-async function defaultDestination(s: Services, customerId: string): Promise<string> {
-  const found = await s.db
-    .select({ id: destinations.id })
-    .from(destinations)
-    .where(and(eq(destinations.customerId, customerId), eq(destinations.isDefault, true)))
-    .get();
-  if (!found) throw new Conflict("Add a destination before verifying a number");
-  return found.id;
-}
-
-/** Calls to one number, whoever asks, are limited per hour; each also counts as one of the account's test calls. */
+/**
+ * Calls to one number, whoever asks, are limited per hour; each also counts as one of the account's
+ * test calls and placed calls, and rings only a number the platform's number policy lets it ring.
+ */
 async function countVerificationCall(s: Services, customerId: string, number: string): Promise<void> {
-  const verdict = await s.limiter(`verify-calls:${digitsOf(number)}`).hit(VERIFY_CALLS_PER_HOUR, 3600);
+  if (!s.config.VERIFY_ROUTE) throw new Unavailable("verification_unavailable: no verification route is configured");
+  const policy = await placedCallPolicyOf(s, customerId);
+  requireAllowedNumber(policy, number);
+  const verdict = await s.limiter(`verify-calls:${number}`).hit(VERIFY_CALLS_PER_HOUR, 3600);
   if (!verdict.allowed) throw new TooManyRequests("too_many_verification_calls", verdict.retryAfterSec);
   await countTestCall(s, customerId);
+  await takePlacedCall(s, customerId, policy);
 }
 
 /** A new code, kept as its HMAC, spoken by a test call of purpose "verify". */
-async function placeVerificationCall(s: Services, principal: Principal, row: NumberRow, destinationId: string): Promise<NumberRow> {
+async function placeVerificationCall(s: Services, principal: Principal, row: NumberRow): Promise<NumberRow> {
   const code = newCode();
   const now = nowIso();
   const patch = {
@@ -199,7 +241,8 @@ async function placeVerificationCall(s: Services, principal: Principal, row: Num
     status: "queued",
     number: row.number,
     callerId: null,
-    destinationId,
+    // The platform's own route (VERIFY_ROUTE), never one of the account's destinations.
+    destinationId: null,
     seconds: VERIFY_CALL_SECONDS,
     speech: "verification_code",
     sipCallId: `${newId()}@test-call`,
@@ -217,4 +260,26 @@ async function placeVerificationCall(s: Services, principal: Principal, row: Num
   await s.db.insert(testCalls).values(call);
   s.background(dispatchTestCall(s, call, code));
   return { ...row, ...patch };
+}
+
+/** The platform's verification route (VERIFY_ROUTE) as a node dials it, or null when none is configured. */
+export function verificationRoute(
+  config: Pick<Config, "VERIFY_ROUTE" | "VERIFY_ROUTE_USERNAME" | "VERIFY_ROUTE_PASSWORD">,
+): DestinationTarget | null {
+  const match = /^(sips?):(\[[0-9a-f:.]+\]|[^:;]+)(?::(\d+))?(?:;transport=(udp|tcp|tls))?$/i.exec(config.VERIFY_ROUTE ?? "");
+  if (!match) return null;
+  const secure = match[1]!.toLowerCase() === "sips";
+  const username = config.VERIFY_ROUTE_USERNAME;
+  const password = config.VERIFY_ROUTE_PASSWORD;
+  return {
+    id: "platform-verify-route",
+    host: match[2]!.replace(/^\[|\]$/g, ""),
+    port: match[3] ? Number(match[3]) : secure ? 5061 : 5060,
+    transport: (match[4]?.toLowerCase() ?? (secure ? "tls" : "udp")) as DestinationTarget["transport"],
+    kind: "sip",
+    provider: null,
+    agent_id: null,
+    tech_prefix: null,
+    auth: username && password ? { username, password, realm: null } : null,
+  };
 }
