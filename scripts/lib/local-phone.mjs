@@ -35,8 +35,11 @@ function indexOf(haystack, needle) {
 
 const equalAt = (haystack, needle, at) => needle.every((byte, j) => haystack[at + j] === byte);
 
-/** Starts the phone on 127.0.0.1 (an ephemeral port unless `port` is given); `log` gets what it hears. */
-export async function startLocalPhone({ port = 0, log = console.log } = {}) {
+/**
+ * Starts the phone on 127.0.0.1 (an ephemeral port unless `port` is given); `log` gets what it
+ * hears, `onInvite` each INVITE as it arrived (tests read its headers).
+ */
+export async function startLocalPhone({ port = 0, log = console.log, onInvite = () => {} } = {}) {
   const sip = createSocket("udp4");
   const calls = new Map();
   sip.on("message", (bytes, peer) => {
@@ -52,6 +55,7 @@ export async function startLocalPhone({ port = 0, log = console.log } = {}) {
       sip.send(Buffer.from(text, "latin1"), peer.port, peer.address);
     };
     if (method === "INVITE") {
+      onInvite(message);
       if (!calls.has(callId)) calls.set(callId, answer(message, log));
       const call = calls.get(callId);
       const contact = `Contact: <sip:phone@127.0.0.1:${sip.address().port}>`;
@@ -72,19 +76,19 @@ export async function startLocalPhone({ port = 0, log = console.log } = {}) {
 function answer(invite, log) {
   const rtp = createSocket("udp4");
   const chunks = [];
-  let heard = 0;
   let told = false;
   const number = /^INVITE sip:([^@;>]+)/.exec(invite)?.[1] ?? "the number";
-  rtp.on("message", (packet) => {
-    if (packet.length <= 12 || told) return;
-    chunks.push(packet.subarray(12 + (packet[0] & 0x0f) * 4));
-    heard += 1;
-    // About every second of audio, look for the code in what was heard so far.
-    if (heard % 50 !== 0) return;
-    const code = spokenCode(new Uint8Array(Buffer.concat(chunks)));
+  const listen = () => {
+    const code = told ? null : spokenCode(new Uint8Array(Buffer.concat(chunks)));
     if (!code) return;
     told = true;
     log(`[local phone] ${number} answered a verification call and heard the code ${code}`);
+  };
+  rtp.on("message", (packet) => {
+    if (packet.length <= 12 || told) return;
+    chunks.push(packet.subarray(12 + (packet[0] & 0x0f) * 4));
+    // About every second of audio, look for the code in what was heard so far.
+    if (chunks.length % 50 === 0) listen();
   });
   const ready = new Promise((resolve) => rtp.bind(0, "127.0.0.1", resolve));
   const call = {
@@ -104,7 +108,10 @@ function answer(invite, log) {
         "",
       ].join("\r\n");
     }),
-    hangUp: () => rtp.close(),
+    hangUp: () => {
+      listen();
+      rtp.close();
+    },
   };
   return call;
 }

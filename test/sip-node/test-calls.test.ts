@@ -25,6 +25,7 @@ import { BYTES_PER_SECOND, sample } from "../../sip-node/origination/samples.ts"
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
 import { freeSipPort, freeUdpPort, pause, uas } from "./harness.ts";
 import { selfSignedCertificate } from "./certificates.ts";
+import { startLocalPhone } from "../../scripts/lib/local-phone.mjs";
 
 let worker: FakeWorker | null = null;
 let node: SipNode | null = null;
@@ -94,6 +95,32 @@ function indexOfSamples(haystack: Int16Array, needle: Int16Array): number {
 }
 
 const linear = (ulaw: Uint8Array) => Int16Array.from(ulaw, (code) => ULAW_TO_PCM[code]!);
+
+describe("a verification call the node places", () => {
+  it("speaks the code to the platform's route with the signed account header, and reports, records and uploads nothing", async () => {
+    const { destinationPort, w } = await start({ ticket: { call_record: false, account_assertion: "eyJhbGciOiJFZERTQSJ9.e30.c2ln" } });
+    const heard: string[] = [];
+    const invites: string[] = [];
+    const phone = await startLocalPhone({ port: destinationPort, log: (line) => heard.push(line), onInvite: (m) => invites.push(m) });
+    try {
+      const asked = command({ speech: "verification_code", code: "407193", seconds: 8 });
+      node!.originator.originate(asked);
+      // The announcement (3.4 s), then the code for `seconds`.
+      const done = await w.until(() => final(w, asked.test_call_id), 20_000);
+      expect(done).toMatchObject({ status: "done", answered: true, call_id: null });
+      expect(w.progress.filter((p) => p.test_call_id === asked.test_call_id).every((p) => !p.progress.call_id)).toBe(true);
+      expect(heard).toEqual(["[local phone] 14155550123 answered a verification call and heard the code 407193"]);
+      expect(invites[0]).toContain("\r\nX-Call-Shield-Account: eyJhbGciOiJFZERTQSJ9.e30.c2ln\r\n");
+      // Let a heartbeat or two go by: the call is never named to the ledger, live or ended, and nothing is uploaded.
+      await pause(1_200);
+      expect(w.events()).toEqual([]);
+      expect(w.reports.flatMap((r) => r.live ?? [])).toEqual([]);
+      expect(w.uploads).toEqual([]);
+    } finally {
+      await phone.stop();
+    }
+  });
+});
 
 describe("a test call the node places", () => {
   it("answers a digest challenge, plays the announcement then the sample for `seconds` as RTP the far end receives, and reports it all", async () => {
