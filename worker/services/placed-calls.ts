@@ -10,7 +10,7 @@ import { customers } from "../../schema/identity.ts";
 import { placedCallPolicies } from "../../schema/test-calls.ts";
 import type { PlacedCallCaps } from "../../durable-objects/call-ledger.ts";
 import { nowIso } from "../lib/time.ts";
-import { toE164 } from "../lib/numbers.ts";
+import { normalizeNumber, toE164 } from "../lib/numbers.ts";
 import type { Services } from "./context.ts";
 import type { PlacedCallPolicy, PlacedCallPolicyUpdate } from "../resources/admin.ts";
 import { Forbidden, InvalidField, NotFound, TooManyRequests } from "./errors.ts";
@@ -43,14 +43,31 @@ export const REFUSED_RANGES: { pattern: RegExp; why: string }[] = [
   { pattern: /^\+6119/, why: "Australia premium rate (190x)" },
 ];
 
+/** Countries whose national numbers start with a trunk 0 and which have refused ranges above. */
+const TRUNK_ZERO_COUNTRIES = ["44", "49", "33", "31", "32", "41", "43", "61"];
+
+/**
+ * The E.164 numbers `number` may reach: as international; and, since the switch it goes through
+ * may read it in its own country, a bare ten-digit number also as North American, and a national
+ * number (one leading 0) also in each trunk-0 country above.
+ */
+function readingsOf(number: string): string[] {
+  const digits = normalizeNumber(number);
+  const readings = [toE164(digits) ?? `+${digits.replace(/^\+/, "")}`];
+  if (/^[2-9][0-9]{9}$/.test(digits)) readings.push(`+1${digits}`);
+  if (/^0[1-9]/.test(digits)) readings.push(...TRUNK_ZERO_COUNTRIES.map((cc) => `+${cc}${digits.slice(1)}`));
+  return readings;
+}
+
 /** Why the platform will not ring `number` for this account (null: it may). */
 export function refusedRange(number: string, allowPrefixes: readonly string[] = []): string | null {
-  const e164 = toE164(number) ?? `+${number.replace(/^\+/, "")}`;
-  if (allowPrefixes.some((prefix) => e164.startsWith(prefix))) return null;
-  const listed = REFUSED_RANGES.find((range) => range.pattern.test(e164));
-  if (listed) return listed.why;
-  const type = parsePhoneNumberFromString(e164)?.getType();
-  return type === "PREMIUM_RATE" ? "premium rate" : null;
+  for (const e164 of readingsOf(number)) {
+    if (allowPrefixes.some((prefix) => e164.startsWith(prefix))) continue;
+    const listed = REFUSED_RANGES.find((range) => range.pattern.test(e164));
+    if (listed) return `${listed.why}, read as ${e164}`;
+    if (parsePhoneNumberFromString(e164)?.getType() === "PREMIUM_RATE") return `premium rate, read as ${e164}`;
+  }
+  return null;
 }
 
 type Policy = { allowPrefixes: string[]; caps: PlacedCallCaps };
