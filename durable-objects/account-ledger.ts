@@ -12,6 +12,7 @@ import {
   type AdmitCallResult,
   type AdmitOwnCallInput,
   type CallRecordMessage,
+  type LedgerCallCopy,
   type LiveCall,
   type PlacedCallCaps,
   type PlacedCallVerdict,
@@ -124,6 +125,13 @@ export const LEDGER_MIGRATIONS: ReadonlyArray<(sql: SqlStorage) => void> = [
   // Calls the platform places for the account (test, verification, web dialer), counted per UTC day for its caps.
   (sql) =>
     sql.exec("CREATE TABLE placed_usage (day TEXT PRIMARY KEY, calls INTEGER NOT NULL DEFAULT 0, seconds INTEGER NOT NULL DEFAULT 0)"),
+  // Calls ended lately (refused ones too), with their record and end: the API reads a call from here
+  // while they are on their way to D1 (CallLedger.copyOf); forgotten after ENDED_RECORDS_KEEP_MS.
+  (sql) =>
+    sql.exec(`
+      CREATE TABLE ended_records (call_id TEXT PRIMARY KEY, record TEXT NOT NULL, end_message TEXT, ended_ms INTEGER NOT NULL);
+      CREATE INDEX ended_records_by_time ON ended_records (ended_ms);
+    `),
 ];
 
 /** The version the storage is at: how many migration steps have run on it (0 before the first). */
@@ -252,11 +260,19 @@ export class AccountLedger extends DurableObject {
     return this.calls.knows(callId);
   }
 
+  /** What the ledger knows of a call it carries or ended lately, as the messages that bring D1 to it (null: nothing). */
+  callCopy(callId: string): LedgerCallCopy | null {
+    return this.calls.copyOf(callId);
+  }
+
   /** Ends the calls of nodes whose lease lapsed, and sends the outbox to the call-records queue. */
   override async alarm(): Promise<void> {
     // The alarm that fires is spent: the next one is set by schedule() below.
     this.alarmAt = null;
-    this.write(() => this.calls.expireLeases(Date.now()));
+    this.write(() => {
+      this.calls.expireLeases(Date.now());
+      this.calls.pruneEnded(Date.now());
+    });
     const flushed = await this.flush();
     await this.schedule(flushed ? undefined : Date.now() + FLUSH_RETRY_MS);
   }

@@ -81,6 +81,13 @@ export type CallRecordMessage =
   /** A file of the call stored in R2 before its record reached D1. */
   | { type: "media"; call_id: string; name: MediaName; key: string };
 
+/**
+ * What the ledger knows of one call, for the API while D1 has it a moment later: whether it is up
+ * or ended, and the messages that bring D1 to that (the record first, then its answer or its end),
+ * written by the same idempotent writer as the queue's, so the queue's delivery then changes nothing.
+ */
+export type LedgerCallCopy = { state: "ringing" | "active" | "ended"; messages: CallRecordMessage[] };
+
 /** A live call as the ledger keeps it. */
 export type LiveCall = {
   callId: string;

@@ -2,7 +2,7 @@
 // (from the admission state written through from D1, so no D1 read on the call path), the live
 // calls with the node that carries each under a lease, credit held in slices, and the outbox
 // through which call records reach D1 (the alarm sends it to the call-records queue).
-import type { AdmissionRejection, CallEvent, CallReportAnswer, MediaName, ReportedEvent } from "../schema/node-api.ts";
+import type { AdmissionRejection, CallEvent, CallReportAnswer, EndedEvent, MediaName, ReportedEvent } from "../schema/node-api.ts";
 import { normalizeNumber } from "../worker/lib/numbers.ts";
 import {
   chooseRoute,
@@ -35,6 +35,8 @@ import type {
   AdmitOwnCallInput,
   Books,
   CallLimits,
+  CallRecordMessage,
+  LedgerCallCopy,
   LiveCall,
   LiveRow,
   PlacedCallCaps,
@@ -52,6 +54,7 @@ export type {
   Books,
   CallLimits,
   CallRecordMessage,
+  LedgerCallCopy,
   LiveCall,
   PlacedCallCaps,
   PlacedCallVerdict,
@@ -252,10 +255,9 @@ export class CallLedger {
 
   private refuse(record: CallRecord, refusal: Refusal): AdmissionRejection {
     const { sip_code, reason } = REFUSALS[refusal];
-    this.outbox.add({
-      type: "record",
-      record: { ...record, status: "rejected", sipCode: sip_code, endReason: reason, endedAt: record.startedAt },
-    });
+    const rejected: CallRecord = { ...record, status: "rejected", sipCode: sip_code, endReason: reason, endedAt: record.startedAt };
+    this.outbox.add({ type: "record", record: rejected });
+    this.keepEnded(record.id, rejected, null);
     // Known to the ledger, so the refusal's SIP log is taken even before D1 has the record.
     this.sql.exec("INSERT OR IGNORE INTO settled_calls (call_id, result, end_reason) VALUES (?, '{}', ?)", record.id, reason);
     return { decision: "reject", sip_code, reason, call_id: record.id };
@@ -288,10 +290,12 @@ export class CallLedger {
     if (event.type === "answered" && row.status !== "active") {
       this.sql.exec("UPDATE active_calls SET status = 'active', answered_at = ? WHERE call_id = ?", event.at, callId);
     }
-    if (event.type !== "ended") return this.forward(callId, event, null);
+    if (event.type !== "ended") {
+      this.forward(callId, event, null);
+      return;
+    }
     const answered = event.answered_at ? secondsBetween(event.answered_at, event.at) : 0;
-    const charge = this.settle(row, answered, event.at, event.end_reason ?? null);
-    this.forward(callId, event, charge);
+    this.end(row, event, answered, event.end_reason ?? null);
   }
 
   /** An end reported for a call the ledger ended as node_lost (its node was cut off): charged as it really ended. */
@@ -337,14 +341,24 @@ export class CallLedger {
       callId,
     );
     const customerId = this.admissionState()?.account.id ?? "";
-    this.outbox.add({
+    const message: CallRecordMessage = {
       type: "event",
       call_id: callId,
       customer_id: customerId,
       event,
       charge: { billsec: result.billsec, charged_micros: result.chargedMicros },
       supersede: true,
-    });
+    };
+    this.outbox.add(message);
+    // Kept lately ended with its record: the real end replaces the node_lost one there too.
+    this.sql.exec("UPDATE ended_records SET end_message = ? WHERE call_id = ?", JSON.stringify(withoutLadder(message)), callId);
+  }
+
+  /** Ends a live call as `event` says: settled (see settle), its end sent to D1, its record and end kept a while (keepEnded). */
+  private end(row: LiveRow, event: EndedEvent, answeredSeconds: number, endReason: string | null): void {
+    const charge = this.settle(row, answeredSeconds, event.at, endReason);
+    const message = this.forward(row.call_id, event, charge);
+    if (row.record) this.keepEnded(row.call_id, JSON.parse(row.record) as CallRecord, message);
   }
 
   /** Ends a live call: the port released, the call charged on its terms, the result kept. */
@@ -476,7 +490,7 @@ export class CallLedger {
     const at = new Date(atMs).toISOString();
     const answeredAt = row.status === "active" ? row.answered_at : null;
     const answered = answeredAt ? Math.max(0, secondsBetween(answeredAt, at)) : 0;
-    const event: CallEvent = {
+    const event: EndedEvent = {
       type: "ended",
       at,
       answered_at: answeredAt,
@@ -484,7 +498,7 @@ export class CallLedger {
       hangup_by: "platform",
       end_reason: "node_lost",
     };
-    this.forward(row.call_id, event, this.settle(row, answered, at, "node_lost"));
+    this.end(row, event, answered, "node_lost");
   }
 
   // ---- Reads ----
@@ -504,6 +518,34 @@ export class CallLedger {
       }));
   }
 
+  /**
+   * What the ledger knows of a call it carries or ended lately (LedgerCallCopy), or null: a live
+   * call's record and its answer; an ended one's record and its end, kept ENDED_RECORDS_KEEP_MS.
+   */
+  copyOf(callId: string): LedgerCallCopy | null {
+    const row = this.liveRow(callId);
+    if (row?.record) {
+      const record = JSON.parse(row.record) as CallRecord;
+      const messages: CallRecordMessage[] = [{ type: "record", record }];
+      const answered = row.status === "active" && row.answered_at;
+      if (answered) messages.push(this.message(callId, { type: "answered", at: row.answered_at! }, null));
+      return { state: answered ? "active" : "ringing", messages };
+    }
+    if (row) return null;
+    const ended = this.sql
+      .exec<{ record: string; end_message: string | null }>("SELECT record, end_message FROM ended_records WHERE call_id = ?", callId)
+      .toArray()[0];
+    if (!ended) return null;
+    const messages: CallRecordMessage[] = [{ type: "record", record: JSON.parse(ended.record) as CallRecord }];
+    if (ended.end_message) messages.push(JSON.parse(ended.end_message) as CallRecordMessage);
+    return { state: "ended", messages };
+  }
+
+  /** Forgets the records of calls ended over ENDED_RECORDS_KEEP_MS ago (D1 has had them long since). */
+  pruneEnded(nowMs: number): void {
+    this.sql.exec("DELETE FROM ended_records WHERE ended_ms < ?", nowMs - ENDED_RECORDS_KEEP_MS);
+  }
+
   /** Whether this ledger admitted or refused the call (its record may not be in D1 yet). */
   knows(callId: string): boolean {
     return this.liveRow(callId) !== undefined || this.endReasonOf(callId) !== undefined;
@@ -515,8 +557,28 @@ export class CallLedger {
     this.outbox.add({ type: "media", call_id: callId, name, key });
   }
 
-  private forward(callId: string, event: CallEvent, charge: { billsec: number; charged_micros: number } | null): void {
-    this.outbox.add({ type: "event", call_id: callId, customer_id: this.admissionState()?.account.id ?? "", event, charge });
+  private forward(callId: string, event: CallEvent, charge: { billsec: number; charged_micros: number } | null): CallRecordMessage {
+    const message = this.message(callId, event, charge);
+    this.outbox.add(message);
+    return message;
+  }
+
+  private message(callId: string, event: CallEvent, charge: { billsec: number; charged_micros: number } | null): CallRecordMessage {
+    return { type: "event", call_id: callId, customer_id: this.admissionState()?.account.id ?? "", event, charge };
+  }
+
+  /**
+   * Keeps an ended call's record and its end (without the SIP ladder, which the queue brings) for
+   * ENDED_RECORDS_KEEP_MS: the API reads the call from here while they are on their way to D1.
+   */
+  private keepEnded(callId: string, record: CallRecord, end: CallRecordMessage | null): void {
+    this.sql.exec(
+      "INSERT OR REPLACE INTO ended_records (call_id, record, end_message, ended_ms) VALUES (?, ?, ?, ?)",
+      callId,
+      JSON.stringify(record),
+      end ? JSON.stringify(withoutLadder(end)) : null,
+      Date.now(),
+    );
   }
 
   // ---- Helpers ----
@@ -533,6 +595,19 @@ export class CallLedger {
   private available(): number {
     return this.books.balance().balance_micros - this.books.held().reserved_micros;
   }
+}
+
+/**
+ * How long an ended call's record stays in the ledger after the end: the call-records queue delivers
+ * in seconds, minutes when D1 or the queue is behind; past this the API has only D1 for the call.
+ */
+export const ENDED_RECORDS_KEEP_MS = 15 * 60_000;
+
+/** An end message without its SIP ladder (the bulk of it), for keeping. */
+function withoutLadder(message: CallRecordMessage): CallRecordMessage {
+  if (message.type !== "event" || message.event.type !== "ended") return message;
+  const { ladder: _ladder, ...event } = message.event;
+  return { ...message, event };
 }
 
 const secondsBetween = (from: string, to: string): number => Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);

@@ -19,7 +19,8 @@ import type { Segment } from "../providers/analysis/analyser.ts";
 import { ProviderError } from "../providers/provider-error.ts";
 import type { Services } from "./context.ts";
 import { Conflict, PaymentRequired } from "./errors.ts";
-import { owned, ownedRow } from "./owned.ts";
+import { callOfAccount } from "./call-records.ts";
+import { owned } from "./owned.ts";
 import type { Principal } from "./principal.ts";
 import { routeAlertOf } from "./route-alerts.ts";
 import { transcribeRecording } from "./transcription.ts";
@@ -54,7 +55,7 @@ export async function afterRecording(s: Services, callId: string): Promise<void>
  * (automatic analysis keeps the tier the call started with) and at that tier's fee.
  */
 export async function analyseOnDemand(s: Services, principal: Principal, callId: string) {
-  const call = await ownedRow(s.db, calls, principal.customer.id, callId, "Call");
+  const call = await callOfAccount(s, principal, callId);
   if (!call.recordingAvailable || call.processing === "relay_only") throw new Conflict("relay_only");
   // One job at a time per call: a double click must not charge twice.
   const claimed = await s.db

@@ -2,14 +2,14 @@
 // account's credential or a short-lived recording token) and the captures (one pcap as it is,
 // several in a zip). The files live in R2 under the keys the SIP node's uploads set on the call.
 // Verbs answer a MediaFile; the front door decides how to send it.
-import { calls } from "../../schema/calls.ts";
+import type { calls } from "../../schema/calls.ts";
 import { MEDIA_CONTENT_TYPES } from "../../schema/node-api.ts";
 import type { ByteRange } from "../lib/http-range.ts";
 import { signMediaToken } from "../lib/tokens.ts";
 import { zipStream } from "../lib/zip.ts";
+import { callOfAccount } from "./call-records.ts";
 import type { Services } from "./context.ts";
 import { NotFound, RangeNotSatisfiable } from "./errors.ts";
-import { ownedRow } from "./owned.ts";
 import type { Principal } from "./principal.ts";
 
 const PCAP = MEDIA_CONTENT_TYPES["caller.pcap"];
@@ -28,8 +28,6 @@ export type MediaFile = {
   part: (ByteRange & { of: number }) | null;
 };
 
-const ownCall = (s: Services, principal: Principal, callId: string) => ownedRow(s.db, calls, principal.customer.id, callId, "Call");
-
 type CallRow = typeof calls.$inferSelect;
 
 function recordingKeyOf(call: CallRow) {
@@ -38,7 +36,7 @@ function recordingKeyOf(call: CallRow) {
 }
 
 async function recordingKey(s: Services, principal: Principal, callId: string) {
-  return recordingKeyOf(await ownCall(s, principal, callId));
+  return recordingKeyOf(await callOfAccount(s, principal, callId));
 }
 
 /** A link a player can open without an Authorization header, good for this call's recording only. */
@@ -65,7 +63,7 @@ export async function recording(
   callId: string,
   pickRange?: (size: number) => ByteRange | "unsatisfiable" | null,
 ): Promise<MediaFile> {
-  return callRecording(s, await ownCall(s, principal, callId), pickRange);
+  return callRecording(s, await callOfAccount(s, principal, callId), pickRange);
 }
 
 /** The recording of a call already found (by its account, or by a share link that names it). */
@@ -97,7 +95,7 @@ const basename = (key: string) => key.slice(key.lastIndexOf("/") + 1);
 
 /** The captures: one media leg's pcap as it is, several legs in one zip. */
 export async function captures(s: Services, principal: Principal, callId: string): Promise<MediaFile> {
-  const call = await ownCall(s, principal, callId);
+  const call = await callOfAccount(s, principal, callId);
   const keys = call.recordingPcapPaths ?? [];
   const present = (await Promise.all(keys.map((key) => s.media.head(key)))).filter((o) => o !== null);
   if (present.length === 0) throw new NotFound("No capture for this call");

@@ -5,20 +5,64 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { analyses, callSipMessages, calls, transcripts } from "../../schema/calls.ts";
 import { d1Chunks } from "../lib/db.ts";
+import { describeError } from "../lib/errors.ts";
 import type { Db } from "../lib/db.ts";
 import { toUsd } from "../lib/money.ts";
 import type { Services } from "./context.ts";
 import { ladderText, messageOut, uploadedSipLog, type LadderMessage } from "./call-sip-log.ts";
 import { NotFound } from "./errors.ts";
-import { ownedRow } from "./owned.ts";
+import { writeCallRecords } from "./call-record-writer.ts";
+import { owned } from "./owned.ts";
 import type { Principal } from "./principal.ts";
 
 type CallRow = typeof calls.$inferSelect;
 type AnalysisRow = typeof analyses.$inferSelect;
 type SipMessageRow = typeof callSipMessages.$inferSelect;
 
-export const callOfAccount = (s: Services, principal: Principal, callId: string) =>
-  ownedRow(s.db, calls, principal.customer.id, callId, "Call");
+/** Calls D1 shows as up: the account's ledger may know more of them (their answer, their end). */
+const IN_PROGRESS = new Set(["ringing", "active"]);
+
+/**
+ * The account's call, as every verb that names a call by id finds it (reads, share, case, prefill,
+ * analysis, the MCP tools). Its D1 row, unless D1 is behind the account's ledger: no row yet, or the
+ * call up in D1 while the ledger has its answer or its end, both on their way through the outbox
+ * and the call-records queue. Then what the ledger knows is written to D1 first, by the queue's own
+ * idempotent writer (the queue's later delivery changes nothing), and the row read again. Another
+ * account's call is not in this account's ledger: 404 all the same.
+ */
+export async function callOfAccount(s: Services, principal: Principal, callId: string): Promise<CallRow> {
+  const customerId = principal.customer.id;
+  const row = await callRowOf(s.db, customerId, callId);
+  if (row && !IN_PROGRESS.has(row.status)) return row;
+  if (!row) {
+    const brought = await bringFromLedger(s, customerId, callId, null);
+    if (!brought) throw new NotFound("Call not found");
+    return brought;
+  }
+  // D1 has the call: a ledger that cannot be asked now leaves it as D1 has it.
+  const brought = await bringFromLedger(s, customerId, callId, row).catch((err: unknown) => {
+    console.error("calls: the ledger's copy of a call D1 shows up could not be read", describeError(err));
+    return null;
+  });
+  return brought ?? row;
+}
+
+const callRowOf = async (db: Db, customerId: string, callId: string): Promise<CallRow | null> =>
+  (await db
+    .select()
+    .from(calls)
+    .where(owned(calls, customerId, callId))
+    .get()) ?? null;
+
+/** The call's row after writing what the account's ledger knows ahead of `row` (null: the ledger knows nothing more). */
+async function bringFromLedger(s: Services, customerId: string, callId: string, row: CallRow | null): Promise<CallRow | null> {
+  const copy = await s.ledger(customerId).callCopy(callId);
+  if (!copy) return null;
+  const ahead = row === null || copy.state === "ended" || (copy.state === "active" && row.status === "ringing");
+  if (!ahead) return null;
+  await writeCallRecords(s, copy.messages);
+  return callRowOf(s.db, customerId, callId);
+}
 
 /** The call's verdict: its newest analysis (the latest created, the latest id on a tie), or null. */
 export async function newestAnalysis(db: Db, call: Pick<CallRow, "id" | "customerId">): Promise<AnalysisRow | null> {

@@ -10,12 +10,16 @@
 // back: a late or repeated report of an earlier step is ignored.
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { AdmissionRejection, OriginateCommand, TestCallProgress, TestCallStatus } from "../../schema/node-api.ts";
+import { calls } from "../../schema/calls.ts";
 import { destinations } from "../../schema/network.ts";
 import { testCalls } from "../../schema/test-calls.ts";
+import { d1Chunks } from "../lib/db.ts";
+import { describeError } from "../lib/errors.ts";
 import { newId } from "../lib/ids.ts";
 import { normalizeNumber } from "../lib/numbers.ts";
 import { addSeconds, nowIso } from "../lib/time.ts";
 import type { CreateTestCall } from "../resources/test-calls.ts";
+import { callOfAccount } from "./call-records.ts";
 import type { Services } from "./context.ts";
 import { Conflict, Forbidden, InvalidField, NotFound, TooManyRequests } from "./errors.ts";
 import { owned, ownedRow } from "./owned.ts";
@@ -91,11 +95,44 @@ export async function listTestCalls(s: Services, principal: Principal) {
     .from(testCalls)
     .where(eq(testCalls.customerId, principal.customer.id))
     .orderBy(desc(testCalls.createdAt), desc(testCalls.id));
-  return rows.map(testCallOut);
+  const ended = await endedCalls(s, principal.customer.id, rows);
+  return Promise.all(rows.map(async (row) => testCallOut(ended.has(row.callId!) ? row : await asRead(s, principal, row))));
 }
 
 export async function getTestCall(s: Services, principal: Principal, id: string) {
-  return testCallOut(await findTestCall(s, principal.customer.id, id));
+  return testCallOut(await asRead(s, principal, await findTestCall(s, principal.customer.id, id)));
+}
+
+const CALL_ENDED = ["completed", "failed", "rejected"];
+
+/**
+ * A test call as it reads: `done` only once its call reads ended (GET /calls/{call_id}). The node
+ * posts done before its batched report of the call's end has reached the account's ledger: until
+ * then the call is up there, and the test call reads `answered`. A call the ledger has ended is
+ * brought to D1 as it is read (callOfAccount), so the two agree the moment the test call is done.
+ * A call found nowhere (no record kept), or that cannot be read now, does not hold the test call back.
+ */
+async function asRead(s: Services, principal: Principal, row: TestCallRow): Promise<TestCallRow> {
+  if (row.status !== "done" || !row.callId) return row;
+  const call = await callOfAccount(s, principal, row.callId).catch((err: unknown) => {
+    if (!(err instanceof NotFound)) console.error("test calls: the call of a done test call could not be read", describeError(err));
+    return null;
+  });
+  return call && !CALL_ENDED.includes(call.status) ? { ...row, status: "answered" } : row;
+}
+
+/** The calls of done test calls that D1 already shows ended (one read for a page): those read done as stored. */
+async function endedCalls(s: Services, customerId: string, rows: TestCallRow[]): Promise<Set<string>> {
+  const ids = rows.flatMap((row) => (row.status === "done" && row.callId ? [row.callId] : []));
+  const found = new Set<string>();
+  for (const slice of d1Chunks(ids, 1, 1 + CALL_ENDED.length)) {
+    const ended = await s.db
+      .select({ id: calls.id })
+      .from(calls)
+      .where(and(eq(calls.customerId, customerId), inArray(calls.id, slice), inArray(calls.status, CALL_ENDED)));
+    for (const call of ended) found.add(call.id);
+  }
+  return found;
 }
 
 function requireTestCallsEnabled(principal: Principal): void {
@@ -228,7 +265,7 @@ export const emptyProgress = {
 export async function cancelTestCall(s: Services, principal: Principal, id: string) {
   const row = await findTestCall(s, principal.customer.id, id);
   const status = row.status as TestCallStatus;
-  if (FINAL.includes(status)) return testCallOut(row);
+  if (FINAL.includes(status)) return testCallOut(await asRead(s, principal, row));
   const moved = await advance(s, row, { status: "cancelled", endedBy: "cancel" });
   // A queued one a node already admitted (before the hub's reply made it dialing) is being placed too.
   if (PLACING.includes(status) || (status === "queued" && row.nodeId)) {
