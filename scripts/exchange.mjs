@@ -6,27 +6,36 @@
 //   rotate-key --i-account N --role buyer|seller
 //   credit --i-account N --amount 25.50
 //   seed-market [--seller username] [--key seller_api_key] [--reset]
+//   seed-iot [--buyer username] [--key buyer_api_key]
 //
 // seed-market publishes the demo market (scripts/lib/demo-market.mjs) through the seller
 // endpoints, over HTTP Digest with the seller's key: --key, else EXCHANGE_SELLER_KEY, else the
 // demo seller's from .wrangler/demo-exchange.json (the default seller). Running it again publishes
 // only what is missing and updates what changed; --reset also withdraws the seller's other offers.
+// seed-iot records the demo IoT history (scripts/lib/demo-iot.mjs) as a buyer (--key, else
+// EXCHANGE_BUYER_KEY, else the demo buyer's) the way devices do: an eSIM, devices registered on it,
+// their events sent with each device's token; a device that already has events sends none again.
+// The demo accounts are read from LOCAL_STATE_DIR (default .wrangler/), where npm start keeps them.
 //
 // The last line printed is one JSON object: {i_account, username, api_key} for create-account
-// and rotate-key, {i_account, balance} for credit, the counts for seed-market.
+// and rotate-key, {i_account, balance} for credit, the counts for seed-market and seed-iot.
 // Where: EXCHANGE_URL (e.g. http://127.0.0.1:8787/exchange), else http://$API_HOST:$API_PORT
 // with EXCHANGE_PREFIX (defaults 127.0.0.1, 8787, /exchange).
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { seedIotHistory } from "./lib/demo-iot.mjs";
 import { seedMarket } from "./lib/demo-market.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
+/** Where npm start keeps local D1 and the demo accounts. */
+const stateDir = (process.env.LOCAL_STATE_DIR ?? `${root}.wrangler`).replace(/\/$/, "");
 
 const USAGE = `usage:
   npm run exchange -- create-account --role buyer|seller [--balance 100] [--username name] [--hourly-quota N] [--per-second-cap N] [--digest-md5]
   npm run exchange -- rotate-key --i-account N --role buyer|seller
   npm run exchange -- credit --i-account N --amount 25.50
-  npm run exchange -- seed-market [--seller username] [--key seller_api_key] [--reset]`;
+  npm run exchange -- seed-market [--seller username] [--key seller_api_key] [--reset]
+  npm run exchange -- seed-iot [--buyer username] [--key buyer_api_key]`;
 
 function fail(message) {
   console.error(message);
@@ -43,6 +52,12 @@ function devVars() {
     if (match) vars[match[1]] = match[2].replace(/^"(.*)"$/, "$1");
   }
   return vars;
+}
+
+/** The demo buyer and seller npm start made ({buyer, seller, ...}), or undefined. */
+function demoAccounts() {
+  const path = `${stateDir}/demo-exchange.json`;
+  return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
 }
 
 export function exchangeBase(env = process.env) {
@@ -93,6 +108,7 @@ async function main() {
       "i-account": { type: "string" },
       amount: { type: "string" },
       seller: { type: "string" },
+      buyer: { type: "string" },
       key: { type: "string" },
       reset: { type: "boolean" },
       "digest-md5": { type: "boolean" },
@@ -122,8 +138,7 @@ async function main() {
     const credited = await adminPost(`/accounts/${encodeURIComponent(values["i-account"])}/credit`, { amount: values.amount });
     console.log(JSON.stringify({ i_account: credited.i_account, balance: credited.balance }));
   } else if (command === "seed-market") {
-    const demoPath = `${root}.wrangler/demo-exchange.json`;
-    const demo = existsSync(demoPath) ? JSON.parse(readFileSync(demoPath, "utf8")).seller : undefined;
+    const demo = demoAccounts()?.seller;
     const username = values.seller ?? demo?.username;
     const key = values.key ?? process.env.EXCHANGE_SELLER_KEY ?? (demo?.username === username ? demo?.api_key : undefined);
     if (!username || !key) fail(`--seller and --key (or EXCHANGE_SELLER_KEY) are required without the demo seller\n${USAGE}`);
@@ -139,6 +154,22 @@ async function main() {
         `${p.unchanged} unchanged; top-ups ${t.published} published, ${t.updated} updated, ${t.unchanged} unchanged`,
     );
     console.log(JSON.stringify({ seller: username, ...summary }));
+  } else if (command === "seed-iot") {
+    const demo = demoAccounts()?.buyer;
+    const username = values.buyer ?? demo?.username;
+    const key = values.key ?? process.env.EXCHANGE_BUYER_KEY ?? (demo?.username === username ? demo?.api_key : undefined);
+    if (!username || !key) fail(`--buyer and --key (or EXCHANGE_BUYER_KEY) are required without the demo buyer\n${USAGE}`);
+    let summary;
+    try {
+      summary = await seedIotHistory(exchangeBase(), username, key);
+    } catch (err) {
+      fail(`seed-iot: ${err.cause?.code ?? err.message}`);
+    }
+    console.log(
+      `demo IoT history of ${username}: ${summary.devices} devices on eSIM ${summary.iccid}; ${summary.events.sent} events sent, ` +
+        `${summary.events.existing} already there; ${summary.charged} USD charged`,
+    );
+    console.log(JSON.stringify({ buyer: username, ...summary }));
   } else {
     fail(USAGE);
   }

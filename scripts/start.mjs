@@ -2,13 +2,18 @@
 // the plans and AI tiers), starts the offline transcriber (unless TRANSCRIPTION_URL names another
 // OpenAI-compatible one), `wrangler dev` with local D1, R2, Queues and Durable Objects, then the
 // SIP node, creates the demo account and prints its credentials. Ctrl-C stops everything.
+// LOCAL_STATE_DIR puts local D1, R2 and the demo credentials in another folder than .wrangler/
+// (an empty one is a first start on a fresh machine, as the e2e tests run it).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { digestClient } from "./lib/digest-client.mjs";
 import { startLocalPhone } from "./lib/local-phone.mjs";
 import { startWranglerDev } from "./lib/wrangler-dev.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
+/** Local D1, R2, Queues and Durable Objects (in state/) and the demo accounts' credentials. */
+const STATE_DIR = (process.env.LOCAL_STATE_DIR ?? `${root}.wrangler`).replace(/\/$/, "");
 const API_HOST = process.env.API_HOST ?? "127.0.0.1";
 const API_PORT = Number(process.env.API_PORT ?? 8787);
 const SIP_HOST = process.env.SIP_HOST ?? "127.0.0.1";
@@ -31,6 +36,8 @@ const LOCAL_VARS = {
   SIGNUP_WINDOW_SEC: "60",
   LOGIN_IP_MAX_FAILURES: "100000",
   LOGIN_IP_MAX_ATTEMPTS: "1000000",
+  // MCP clients (the Inspector) register an OAuth client on each connection: 30 an hour is a few runs.
+  OAUTH_REGISTER_MAX_PER_IP: "100000",
   INGRESS_HOST: API_HOST,
   ...(SIP_WS ? { DIALER_WS_URL: `${SIP_WSS ? "wss" : "ws"}://${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${SIP_WS_PORT}` } : {}),
   ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local" } : {}),
@@ -55,6 +62,7 @@ const api = await startWranglerDev({
   host: API_HOST,
   port: API_PORT,
   vars: { ...LOCAL_VARS, ...transcription.vars, VERIFY_ROUTE: `sip:127.0.0.1:${phone.port}` },
+  ...(process.env.LOCAL_STATE_DIR ? { persistTo: `${STATE_DIR}/state` } : {}),
 });
 services.push(api);
 watch(api);
@@ -69,19 +77,21 @@ const base = api.base;
 services.push(startSipNode(base));
 watch(services.at(-1));
 const demo = await demoAccount(base);
-if (SIP_WS) enableDemoDialer(demo.email);
-const exchange = demoExchange(base);
+if (SIP_WS) await enableDemoDialer(base, demo);
+const exchange = await demoExchange(base);
 console.log(`
   API        ${base}/api   (explorer: ${base}/api/docs)
   Demo login ${demo.email} / ${demo.password}
   MCP        ${base}/api/mcp   (agents: OAuth from ${base}/.well-known/oauth-protected-resource/api/mcp; scripts: X-API-Key)
   Exchange   ${base}/exchange   (legacy v1: ${base}/exchange/v1/<controller>.php, HTTP Digest: curl --digest -u user:key)
-  Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, 100 USD)
+  Demo buyer ${exchange.buyer.username} / ${exchange.buyer.api_key}   (i_account ${exchange.buyer.i_account}, ${exchange.offered.balance ?? "?"} USD)
   Demo seller ${exchange.seller.username} / ${exchange.seller.api_key}   (i_account ${exchange.seller.i_account})
-  Exchange quick flow (the demo seller's market: ${exchange.market?.destinations ?? "no"} destinations; README "Exchange quick flow"):
+  Exchange quick flow (the demo seller's market: ${exchange.offered.destinations ?? 0} destinations; README "Exchange quick flow"):${exchange.offered.problem ? `\n    NOT READY: ${exchange.offered.problem}` : ""}
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} ${base}/exchange/buyers/esim/countries
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -d country=FRANCE -d data_GB=5 ${base}/exchange/buyers/esim/market
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -H 'Idempotency-Key: "order-1"' -d i_account=${exchange.buyer.i_account} -d i_esim_package=<i_esim_package> ${base}/exchange/buyers/esim/purchase
+  IoT history (the demo buyer's devices: ${exchange.offered.iotEvents ?? 0} events; devices send theirs to ${base}/exchange/iot/events):
+    curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -d 'date_from=2000-01-01 00:00:00' -d 'date_to=2100-01-01 00:00:00' ${base}/exchange/buyers/iothistory
   SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
   Verified numbers: verification calls ring a local phone on sip:127.0.0.1:${phone.port}, which prints the code it hears${SIP_WS ? `\n  Web dialer ${base}/dialer   (over ${SIP_WSS ? "wss" : "ws"}://${SIP_HOST}:${SIP_WS_PORT}; on for the demo account)` : ""}
   Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
@@ -100,10 +110,13 @@ async function stop(code) {
 /**
  * The demo exchange buyer (100 USD) and seller, made with `npm run exchange` on first start, kept
  * beside the demo account; then the seller publishes the demo market (`npm run exchange --
- * seed-market`), once: `market` in the file records it.
+ * seed-market`) and the buyer's devices record a demo IoT history (`seed-iot`), each once: `market`
+ * and `iot` in the file record them, and what failed is tried again on the next start. Then the
+ * seeding is checked as a buyer finds it (`offered`): the demo seller's destinations on the market,
+ * the buyer's balance and IoT events, and `problem` when the market is not there.
  */
-function demoExchange(base) {
-  const path = `${root}.wrangler/demo-exchange.json`;
+async function demoExchange(base) {
+  const path = `${STATE_DIR}/demo-exchange.json`;
   const run = (what, args, env = {}) => {
     const child = spawnSync(process.execPath, [`${root}scripts/exchange.mjs`, ...args], {
       env: { ...process.env, EXCHANGE_URL: `${base}/exchange`, ...env },
@@ -118,26 +131,60 @@ function demoExchange(base) {
     run(`create the demo exchange ${role}`, ["create-account", "--role", role, "--username", `demo-${role}`, ...args]) ?? {
       i_account: "?",
       username: `demo-${role}`,
-      api_key: "(unknown: delete .wrangler/ to start afresh)",
+      api_key: `(unknown: delete ${STATE_DIR}/ to start afresh)`,
     };
   const save = (accounts) => {
-    mkdirSync(`${root}.wrangler`, { recursive: true });
+    mkdirSync(STATE_DIR, { recursive: true });
     writeFileSync(path, JSON.stringify(accounts), { mode: 0o600 });
   };
   let accounts = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
   if (!accounts) {
     // The seller publishes some 300 offers at once: a per-second cap above the default 10.
     accounts = { buyer: create("buyer", "--balance", "100"), seller: create("seller", "--per-second-cap", "100") };
-    if (accounts.buyer.i_account === "?" || accounts.seller.i_account === "?") return accounts;
+    if (accounts.buyer.i_account === "?" || accounts.seller.i_account === "?") {
+      return { ...accounts, offered: { problem: "the demo exchange accounts could not be created (see above)" } };
+    }
     save(accounts);
   }
+  const { buyer, seller } = accounts;
   if (!accounts.market) {
-    const { seller } = accounts;
-    const market = run("publish the demo market", ["seed-market", "--seller", seller.username], { EXCHANGE_SELLER_KEY: seller.api_key });
-    if (market) save({ ...accounts, market: { destinations: market.destinations } });
-    return { ...accounts, market };
+    // A second go at once: seed-market publishes only what the first left missing.
+    let market;
+    for (let attempt = 0; attempt < 2 && !market; attempt++) {
+      market = run("publish the demo market", ["seed-market", "--seller", seller.username], { EXCHANGE_SELLER_KEY: seller.api_key });
+    }
+    if (market) save((accounts = { ...accounts, market: { destinations: market.destinations } }));
   }
-  return accounts;
+  if (accounts.market && !accounts.iot) {
+    const iot = run("record the demo IoT history", ["seed-iot", "--buyer", buyer.username], { EXCHANGE_BUYER_KEY: buyer.api_key });
+    if (iot) save((accounts = { ...accounts, iot: { devices: iot.devices } }));
+  }
+  return { ...accounts, offered: await offeredToBuyer(base, buyer, seller) };
+}
+
+/** The demo market and history as the demo buyer finds them: what `npm start` prints, and says when it is missing. */
+async function offeredToBuyer(base, buyer, seller, attempt = 1) {
+  const retry = "it is tried again on the next npm start, or now with: npm run exchange -- seed-market";
+  try {
+    const client = digestClient(`${base}/exchange`, buyer.username, buyer.api_key);
+    const destinations = new Set();
+    for (let off = 0, total = Infinity; off < total; off += 100) {
+      const page = await client.post("/buyers/esim/market", { i_vendor: seller.i_account, pager: 100, off });
+      if (page.status !== 200) throw new Error(`market: ${page.status} ${page.body.message ?? ""}`);
+      total = page.body.total;
+      if (page.body.packages.length === 0) break;
+      for (const p of page.body.packages) if (p.kind === "universal") for (const c of [p.countries].flat()) destinations.add(c);
+    }
+    const balance = (await client.post("/buyers/balance")).body.balance;
+    const history = await client.post("/buyers/iothistory", { date_from: "2000-01-01 00:00:00", date_to: "2100-01-01 00:00:00", pager: 1 });
+    const offered = { destinations: destinations.size, balance, iotEvents: history.body.total };
+    if (destinations.size === 0) return { ...offered, problem: `the demo market is not published: buyers find no packages (${retry})` };
+    return offered;
+  } catch (err) {
+    // The seeding above blocked this process's event loop: a kept-alive connection the Worker closed meanwhile fails once.
+    if (attempt < 2) return offeredToBuyer(base, buyer, seller, attempt + 1);
+    return { problem: `the demo market could not be checked (${err.message}); ${retry}` };
+  }
 }
 
 /**
@@ -231,21 +278,33 @@ function ensureDevVars() {
 }
 
 /**
- * The demo account may use the web dialer (an account's dialer is the platform's to turn on; here
- * local D1 is written directly, beside the running Worker).
+ * The demo account may use the web dialer: its owner switches it on through the API, as in the
+ * portal (a second process writing local D1 beside wrangler dev, as `wrangler d1 execute` did, makes
+ * the Worker's own writes meet SQLITE_BUSY).
  */
-function enableDemoDialer(email) {
-  const child = spawn(
-    "wrangler",
-    ["d1", "execute", "DB", "--local", "--command", `UPDATE customers SET dialer_enabled = 1 WHERE email = '${email.replace(/'/g, "''")}'`],
-    { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" }, stdio: "ignore" },
-  );
-  child.on("exit", (code) => code !== 0 && console.error(`could not turn the web dialer on for ${email} (wrangler exited ${code})`));
+async function enableDemoDialer(base, demo) {
+  try {
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: demo.email, password: demo.password }),
+    });
+    if (login.status !== 200) throw new Error(`sign-in answered ${login.status}`);
+    const { access_token: token } = await login.json();
+    const res = await fetch(`${base}/api/customer/call-features`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ dialer_enabled: true }),
+    });
+    if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+  } catch (err) {
+    console.error(`could not turn the web dialer on for ${demo.email}: ${err.message}`);
+  }
 }
 
-/** The demo account: created on first start, its credentials kept in .wrangler/ beside local D1. */
+/** The demo account: created on first start, its credentials kept in .wrangler/ (LOCAL_STATE_DIR) beside local D1. */
 async function demoAccount(base) {
-  const path = `${root}.wrangler/demo-account.json`;
+  const path = `${STATE_DIR}/demo-account.json`;
   if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8"));
   const demo = { email: "demo@example.com", password: randomBytes(12).toString("base64url") };
   const res = await fetch(`${base}/api/auth/signup`, {
@@ -255,9 +314,9 @@ async function demoAccount(base) {
   });
   if (res.status !== 201) {
     console.error(`could not create the demo account: ${res.status} ${await res.text()}`);
-    return { email: demo.email, password: "(unknown: delete .wrangler/ to start afresh)" };
+    return { email: demo.email, password: `(unknown: delete ${STATE_DIR}/ to start afresh)` };
   }
-  mkdirSync(`${root}.wrangler`, { recursive: true });
+  mkdirSync(STATE_DIR, { recursive: true });
   writeFileSync(path, JSON.stringify(demo), { mode: 0o600 });
   return demo;
 }

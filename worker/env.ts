@@ -72,6 +72,8 @@ const ConfigFields = z.object({
   LOGIN_IP_MAX_ATTEMPTS: int(1).default(1000),
   SIGNUP_MAX_PER_IP: int(1).default(5),
   SIGNUP_WINDOW_SEC: int(1).default(3600),
+  /** OAuth client registrations (RFC 7591, /api/oauth/register) one source address may make per hour. */
+  OAUTH_REGISTER_MAX_PER_IP: int(1).default(30),
   SIGNUP_CREDIT_USD: z.coerce.number().min(0).default(5),
   TERMS_VERSION: z.string().default("2026-01"),
   /** Longest call carried, whatever the credit (seconds). */

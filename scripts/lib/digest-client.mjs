@@ -15,17 +15,18 @@ export function firstChallenge(header) {
 }
 
 /**
- * `client.post(path, form)` → {status, body}. base is the exchange's URL (…/exchange). A 429 is
- * waited out (Retry-After) and sent again, up to `maxWaits` times.
+ * `client.post(path, form, headers)` → {status, body}. base is the exchange's URL (…/exchange). A
+ * 429 is waited out (Retry-After) and sent again, up to `maxWaits` times. `fetch` is the global one
+ * unless given (the Worker tests pass the Worker's own).
  */
-export function digestClient(base, username, key, { maxWaits = 20 } = {}) {
+export function digestClient(base, username, key, { maxWaits = 20, fetch: fetchImpl = fetch } = {}) {
   let challenge = null;
   let nc = 0;
 
-  async function send(path, body, authorization) {
-    return fetch(`${base}${path}`, {
+  async function send(path, body, authorization, headers = {}) {
+    return fetchImpl(`${base}${path}`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", ...(authorization ? { authorization } : {}) },
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers, ...(authorization ? { authorization } : {}) },
       body,
     });
   }
@@ -43,7 +44,7 @@ export function digestClient(base, username, key, { maxWaits = 20 } = {}) {
     );
   }
 
-  async function post(path, form = {}) {
+  async function post(path, form = {}, headers = {}) {
     const body = new URLSearchParams(Object.entries(form).map(([k, v]) => [k, String(v)])).toString();
     const uri = new URL(`${base}${path}`).pathname;
     for (let attempt = 0, waits = 0; ; attempt++) {
@@ -53,7 +54,7 @@ export function digestClient(base, username, key, { maxWaits = 20 } = {}) {
         challenge = firstChallenge(res.headers.get("www-authenticate"));
         nc = 0;
       }
-      const res = await send(path, body, authorization(uri));
+      const res = await send(path, body, authorization(uri), headers);
       if (res.status === 401 && attempt < 2) {
         challenge = firstChallenge(res.headers.get("www-authenticate"));
         nc = 0;

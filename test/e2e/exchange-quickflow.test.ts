@@ -1,8 +1,9 @@
-// The README's "Exchange quick flow" as a new user follows it: `npm start` (first start publishes
-// the demo market), then only `curl --digest` with the demo buyer it prints: countries, the market
-// for destinations on three continents, a purchase with an Idempotency-Key, the eSIM in the list
-// with its QR code, a top-up, and the same purchase retried with its key, charged once.
-import { spawnSync } from "node:child_process";
+// The README's "Exchange quick flow" as a new user follows it on a fresh machine: the first `npm
+// start` from an empty state (LOCAL_STATE_DIR, a new folder) publishes the demo market and records
+// the demo IoT history, then only `curl --digest` with the demo buyer it prints: countries, the
+// market for destinations on three continents, a purchase with an Idempotency-Key, the eSIM in the
+// list with its QR code, a top-up, the same purchase retried with its key, charged once, and the
+// buyer's IoT history (issue 27 items 2 and 7).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { curl } from "./curl.ts";
 import { startNpm, type NpmStart } from "./npm-start.ts";
 
-const root = new URL("../..", import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), "exchange-quickflow-"));
+/** An empty state: local D1 and the demo accounts as on a machine that never ran npm start. */
+const freshState = mkdtempSync(join(tmpdir(), "exchange-quickflow-state-"));
 let app: NpmStart;
 let base = "";
 
-type Buyer = { username: string; key: string; iAccount: number };
+type Buyer = { username: string; key: string; iAccount: number; balance: number };
 
 /** curl --digest as the README writes it; a 429 (the demo buyer's 10 requests a second) is waited out as a client would. */
 async function digest(
@@ -43,23 +45,27 @@ async function digest(
 }
 
 beforeAll(async () => {
-  app = await startNpm();
+  app = await startNpm({ stateDir: freshState });
   base = app.base;
 });
 
 afterAll(async () => {
   await app?.stop();
   rmSync(scratch, { recursive: true, force: true });
+  rmSync(freshState, { recursive: true, force: true });
 });
 
 describe("the exchange quick flow on npm start", () => {
   let buyer: Buyer;
 
-  it("prints the demo buyer and the quick flow's curl commands", async () => {
+  it("prints the demo buyer, the demo market's destinations and the quick flow's curl commands", async () => {
     await app.waitForOutput(/Ctrl-C stops everything/, 170_000);
-    const [, username, key, iAccount] = /Demo buyer (\S+) \/ (\S+)\s+\(i_account (\d+)/.exec(app.output())!;
-    buyer = { username: username!, key: key!, iAccount: Number(iAccount) };
-    expect(app.output()).toMatch(/Exchange quick flow \(the demo seller's market: \d+ destinations/);
+    const [, username, key, iAccount, balance] = /Demo buyer (\S+) \/ (\S+)\s+\(i_account (\d+), ([\d.]+) USD\)/.exec(app.output())!;
+    buyer = { username: username!, key: key!, iAccount: Number(iAccount), balance: Number(balance) };
+    // The seeding worked on the first start (it once met SQLITE_BUSY and published nothing), and npm start checked it as a buyer.
+    const [, destinations] = /Exchange quick flow \(the demo seller's market: (\d+) destinations/.exec(app.output())!;
+    expect(Number(destinations)).toBeGreaterThan(0);
+    expect(app.output()).not.toMatch(/NOT READY|could not (publish|record|create|turn)|SQLITE_BUSY/);
     expect(app.output()).toContain(`curl --digest -u ${username}:${key} ${base}/exchange/buyers/esim/countries`);
     expect(app.output()).toMatch(/curl --digest -u \S+ -d country=FRANCE -d data_GB=5 \S+\/exchange\/buyers\/esim\/market/);
     expect(app.output()).toMatch(/curl --digest -u \S+ -H 'Idempotency-Key: "order-1"' -d i_account=\d+ -d i_esim_package=/);
@@ -83,17 +89,10 @@ describe("the exchange quick flow on npm start", () => {
     const sizes = new Set(offers.JAPAN!.map((p) => p.data_gb));
     for (const gb of [0.5, 1, 5, 10, 20, -1]) expect(sizes, `JAPAN ${gb} GB`).toContain(gb);
 
-    // The demo buyer keeps its balance across starts of this checkout: topped up when low.
-    let before = (await digest(buyer, "POST", "/buyers/balance")).body.balance as number;
-    if (before < 20) {
-      const credited = spawnSync("npm", ["run", "exchange", "--", "credit", "--i-account", String(buyer.iAccount), "--amount", "50"], {
-        cwd: root,
-        env: { ...process.env, EXCHANGE_URL: `${base}/exchange` },
-        encoding: "utf8",
-      });
-      expect(credited.status, credited.stderr).toBe(0);
-      before = (await digest(buyer, "POST", "/buyers/balance")).body.balance as number;
-    }
+    // The banner prints the balance as it is: 100 USD less the demo IoT history's eSIM and events.
+    const before = (await digest(buyer, "POST", "/buyers/balance")).body.balance as number;
+    expect(before).toBe(buyer.balance);
+    expect(before).toBeGreaterThan(90);
 
     const offer = offers.FRANCE!.find((p) => p.name === "France 1 GB 7 days") ?? offers.FRANCE![0];
     const key = `quickflow-${randomBytes(8).toString("hex")}`;
@@ -146,5 +145,26 @@ describe("the exchange quick flow on npm start", () => {
     expect(after).toBeCloseTo(before - bought.body.amount_charged - topped.body.amount_charged, 6);
     const inventory = await digest(buyer, "POST", "/buyers/esim/list", { iccid, pager: 10, off: 0 });
     expect(inventory.body.total).toBe(1);
+  });
+
+  it("shows the demo buyer an IoT history: devices, topics, payloads, inbound, charged", async () => {
+    const [, printed] = /IoT history \(the demo buyer's devices: (\d+) events/.exec(app.output())!;
+    expect(Number(printed)).toBeGreaterThan(0);
+    const history = await digest(buyer, "POST", "/buyers/iothistory", {
+      date_from: "2000-01-01 00:00:00",
+      date_to: "2100-01-01 00:00:00",
+      pager: 100,
+    });
+    expect(history.status, JSON.stringify(history.body)).toBe(200);
+    expect(history.body.total).toBe(Number(printed));
+    const events = history.body.events as { device: string; topic: string; payload: string; direction: string; charged: number }[];
+    expect(new Set(events.map((e) => e.device)).size).toBeGreaterThan(1);
+    for (const event of events) {
+      expect(event).toMatchObject({ direction: "inbound", charged: expect.any(Number) });
+      expect(event.topic.length).toBeGreaterThan(0);
+      expect(event.payload.length).toBeGreaterThan(0);
+    }
+    const devices = await digest(buyer, "POST", "/buyers/iot/devices/list", {});
+    expect(devices.body.total).toBeGreaterThan(1);
   });
 });

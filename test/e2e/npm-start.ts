@@ -19,13 +19,20 @@ export type NpmStart = {
   stop(): Promise<void>;
 };
 
-export async function startNpm(): Promise<NpmStart> {
+/** `stateDir`: LOCAL_STATE_DIR, local D1 and the demo accounts in another folder (an empty one: a fresh machine's first start). */
+export async function startNpm(options: { stateDir?: string } = {}): Promise<NpmStart> {
   const port = await freeTcpPort();
   const sipPort = await freeTcpPort();
   const transcriberPort = await freeTcpPort();
   const child = spawn("npm", ["start"], {
     cwd: root,
-    env: { ...process.env, API_PORT: String(port), SIP_PORT: String(sipPort), TRANSCRIBER_PORT: String(transcriberPort) },
+    env: {
+      ...process.env,
+      API_PORT: String(port),
+      SIP_PORT: String(sipPort),
+      TRANSCRIBER_PORT: String(transcriberPort),
+      ...(options.stateDir ? { LOCAL_STATE_DIR: options.stateDir } : {}),
+    },
     detached: true,
   });
   let output = "";

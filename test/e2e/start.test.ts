@@ -39,6 +39,26 @@ describe("npm start", () => {
     expect(plans.length).toBe(4);
   });
 
+  it("shows the demo buyer a market and an IoT history, counted as the buyer finds them (issue 27 items 2 and 7)", async () => {
+    const [, events] = await app.waitForOutput(/IoT history \(the demo buyer's devices: (\d+) events/, 30_000);
+    const [, destinations] = /the demo seller's market: (\d+) destinations/.exec(app.output())!;
+    expect(Number(destinations)).toBeGreaterThan(0);
+    expect(Number(events)).toBeGreaterThan(0);
+    expect(app.output()).not.toMatch(/NOT READY/);
+  });
+
+  it("lifts the per-address OAuth client registration limit, as MCP clients register on each connection (issue 27 item 7)", async () => {
+    // Production takes 30 an hour from one address; the Inspector run a dozen times would meet it.
+    for (let i = 0; i < 35; i++) {
+      const res = await fetch(`${base}/api/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:6274/oauth/callback"], token_endpoint_auth_method: "none" }),
+      });
+      expect(res.status, await res.text()).toBe(201);
+    }
+  });
+
   it("runs the offline transcriber and points the Worker at it", async () => {
     await app.waitForOutput(new RegExp(`Transcription http://127\\.0\\.0\\.1:${app.transcriberPort}/v1 \\(offline`), 5_000);
     const health = await fetch(`http://127.0.0.1:${app.transcriberPort}/health`);

@@ -13,7 +13,7 @@ describe("refresh cookie", () => {
       headers: { "X-Client": "web" },
     });
     const header = res.headers.get("set-cookie")!;
-    expect(header).toMatch(/^__Secure-shield_refresh=[A-Za-z0-9_-]{43};/);
+    expect(header).toMatch(/^shield_refresh=[A-Za-z0-9_-]{43};/);
     expect(header).toMatch(/HttpOnly/);
     expect(header).toMatch(/Secure/);
     expect(header).toMatch(/SameSite=Strict/);
@@ -106,21 +106,35 @@ describe("POST /api/auth/refresh", () => {
     expect((await refresh(refreshCookie(rotated)!)).status).toBe(200);
   });
 
-  it("sets the refresh cookie under the __Secure- prefix, Secure and HttpOnly (issue 20, finding 15)", async () => {
+  it("sets the cookie under the spec's name shield_refresh, Secure and HttpOnly (issue 27 item 3)", async () => {
     const owner = await createAccount();
     const res = await request("POST", "/api/auth/login", {
       body: { email: owner.email, password: owner.password },
       headers: { "X-Client": "web" },
     });
     const header = res.headers.get("set-cookie") ?? "";
-    expect(header).toMatch(/^__Secure-shield_refresh=/);
+    expect(header).toMatch(/^shield_refresh=/);
+    expect(header).not.toContain("__Secure-");
     expect(header).toMatch(/; Secure/);
     expect(header).toMatch(/; HttpOnly/);
-    // The unprefixed name, which a non-secure origin can plant, is not read.
-    expect((await refresh(refreshCookie(res)!.replace("__Secure-", ""))).status).toBe(401);
+    expect((await refresh(refreshCookie(res)!)).status).toBe(200);
   });
 
-  it("refuses an unknown or tampered cookie", async () => {
+  it("still takes the old name __Secure-shield_refresh for a release, and moves the browser to the spec's name", async () => {
+    const owner = await createAccount();
+    const { cookie } = await signInBrowser(owner.email, owner.password);
+    const old = `__Secure-${cookie}`;
+    const res = await refresh(old);
+    expect(res.status).toBe(200);
+    const header = res.headers.get("set-cookie") ?? "";
+    // The successor under the spec's name, and the old cookie cleared with the same attributes.
+    expect(header).toMatch(/^shield_refresh=[A-Za-z0-9_-]{43};/);
+    expect(header).toMatch(/__Secure-shield_refresh=;.*Max-Age=0.*Path=\/api\/auth/);
+    expect((await refresh(refreshCookie(res)!)).status).toBe(200);
+  });
+
+  it("refuses an unknown or tampered cookie, under either name", async () => {
+    expect((await refresh(`shield_refresh=${"x".repeat(43)}`)).status).toBe(401);
     expect((await refresh(`__Secure-shield_refresh=${"x".repeat(43)}`)).status).toBe(401);
   });
 });
@@ -132,10 +146,23 @@ describe("POST /api/auth/logout", () => {
     const other = await signInBrowser(owner.email, owner.password);
     const res = await request("POST", "/api/auth/logout", { headers: { Cookie: cookie, "X-Requested-With": "XMLHttpRequest" } });
     expect(res.status).toBe(204);
-    expect(res.headers.get("set-cookie")).toMatch(/__Secure-shield_refresh=;.*Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^shield_refresh=;.*Max-Age=0/);
     expect((await refresh(cookie)).status).toBe(401);
     expect((await refresh(other.cookie)).status).toBe(200);
     expect((await as({ token }).get("/api/auth/me")).status).toBe(200);
+  });
+
+  it("ends the session behind the old cookie name too, clearing both names (issue 27 item 3)", async () => {
+    const owner = await createAccount();
+    const { cookie } = await signInBrowser(owner.email, owner.password);
+    const old = `__Secure-${cookie}`;
+    const res = await request("POST", "/api/auth/logout", { headers: { Cookie: old, "X-Requested-With": "XMLHttpRequest" } });
+    expect(res.status).toBe(204);
+    const header = res.headers.get("set-cookie") ?? "";
+    expect(header).toMatch(/^shield_refresh=;.*Max-Age=0/);
+    expect(header).toMatch(/__Secure-shield_refresh=;.*Max-Age=0/);
+    expect((await refresh(cookie)).status).toBe(401);
+    expect((await refresh(old)).status).toBe(401);
   });
 
   it("refuses without X-Requested-With, so a cross-site form cannot sign anyone out", async () => {

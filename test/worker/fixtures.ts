@@ -56,11 +56,11 @@ export async function signInBrowser(email: string, password: string): Promise<{ 
   return { token: res.body.access_token, cookie: refreshCookie(res)! };
 }
 
-/** The refresh cookie a reply set, as a Cookie header value ("__Secure-shield_refresh=..."), or null. */
+/** The refresh cookie a reply set, as a Cookie header value ("shield_refresh=..."), or null. */
 export function refreshCookie(res: Reply): string | null {
   const header = res.headers.get("set-cookie") ?? "";
-  const match = /__Secure-shield_refresh=([^;]*)/.exec(header);
-  return match && match[1] ? `__Secure-shield_refresh=${match[1]}` : null;
+  const match = /(?:^|,\s*)shield_refresh=([^;]*)/.exec(header);
+  return match && match[1] ? `shield_refresh=${match[1]}` : null;
 }
 
 /** POST /auth/refresh as the portal sends it. */

@@ -6,6 +6,7 @@ import { env } from "cloudflare:test";
 import * as oauth from "oauth4webapi";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { httpErrorOf } from "../../worker/api/render-error.ts";
+import { newApp } from "../../worker/app.ts";
 import { InsufficientScope } from "../../worker/services/errors.ts";
 import { mintAccessToken, principalFromOAuthToken, requireScopes } from "../../worker/services/oauth-access.ts";
 import { sweepExpiredCodes } from "../../worker/services/oauth-codes.ts";
@@ -130,6 +131,23 @@ describe("dynamic client registration", () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect(((await refused.json()) as { error: string }).error).toBe("temporarily_unavailable");
+  });
+
+  it("takes as many as OAUTH_REGISTER_MAX_PER_IP says (npm start lifts it: MCP clients register on each connection)", async () => {
+    const app = newApp();
+    const register = (limit: string) =>
+      app.request(
+        "/api/oauth/register",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "CF-Connecting-IP": "203.0.113.78" },
+          body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+        },
+        { ...env, OAUTH_REGISTER_MAX_PER_IP: limit },
+      );
+    for (let i = 0; i < 35; i++) expect((await register("100000")).status).toBe(201);
+    // The same counter under a lower limit: refused at once.
+    expect((await register("35")).status).toBe(429);
   });
 
   it("refuses a redirect URI on plain http off loopback, and an unknown scope", async () => {

@@ -1,6 +1,7 @@
 // POST /oauth/register (RFC 7591): anonymous dynamic registration, so any MCP client can start
 // the code flow. A public client (token_endpoint_auth_method none) gets no secret; a
-// confidential one gets its secret once. Registrations per source address are limited.
+// confidential one gets its secret once. Registrations per source address are limited
+// (OAUTH_REGISTER_MAX_PER_IP an hour; npm start lifts it, as MCP clients register on each connection).
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../api/context.ts";
@@ -8,8 +9,6 @@ import { clientIp } from "../api/auth/session-cookie.ts";
 import { AUTH_METHODS, registerClient } from "../services/oauth-clients.ts";
 import { OAuthError } from "../services/oauth-errors.ts";
 import { oauthJson } from "./respond.ts";
-
-const REGISTRATIONS_PER_HOUR = 30;
 
 const ClientMetadataBody = z.object({
   redirect_uris: z.array(z.string().max(2000)).max(10),
@@ -22,7 +21,7 @@ const ClientMetadataBody = z.object({
 
 export async function postRegister(c: Context<AppEnv>): Promise<Response> {
   const s = c.var.services;
-  const verdict = await s.limiter(`oauth-register-ip:${clientIp(c)}`).hit(REGISTRATIONS_PER_HOUR, 3600);
+  const verdict = await s.limiter(`oauth-register-ip:${clientIp(c)}`).hit(s.config.OAUTH_REGISTER_MAX_PER_IP, 3600);
   if (!verdict.allowed)
     throw new OAuthError("temporarily_unavailable", "too many registrations from this address", 429, verdict.retryAfterSec);
   let body: unknown;

@@ -1,4 +1,4 @@
-// Browser sessions: opaque refresh tokens in the __Secure-shield_refresh cookie, stored only as
+// Browser sessions: opaque refresh tokens in the shield_refresh cookie, stored only as
 // SHA-256 hashes, rotated on every use and grouped in families (one family per sign-in).
 // A token rotated less than 30 s ago (a second tab refreshing at once) is answered once from the
 // family's current token; an older replay means the token leaked: the family is revoked.
@@ -13,8 +13,10 @@ import { Unauthenticated } from "./errors.ts";
 import type { Principal } from "./principal.ts";
 import { spend } from "./spent-tokens.ts";
 
-/** The spec's shield_refresh behind the __Secure- prefix: a browser takes it only from an https origin, with Secure. */
-export const REFRESH_COOKIE = "__Secure-shield_refresh";
+/** The spec's name (Authentication rule 4), sent with Secure, HttpOnly, SameSite=Strict, Path=/api/auth. */
+export const REFRESH_COOKIE = "shield_refresh";
+/** The name we sent before issue 27: still read (and replaced by REFRESH_COOKIE) for a release, so no session breaks. */
+export const LEGACY_REFRESH_COOKIE = "__Secure-shield_refresh";
 export const REFRESH_GRACE_SEC = 30;
 
 async function insertToken(deps: Services, familyId: string, principal: Principal): Promise<string> {

@@ -24,7 +24,7 @@ import { clientIp, isBrowser, issueSession, setRefreshCookie } from "./session-c
 
 const tags = ["Authentication"];
 const browserHeader = z.object({
-  "X-Client": z.string().optional().openapi({ description: "`web`: also set the __Secure-shield_refresh cookie" }),
+  "X-Client": z.string().optional().openapi({ description: "`web`: also set the shield_refresh cookie" }),
 });
 
 const configRoute = createRoute({
