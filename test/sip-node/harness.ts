@@ -2,10 +2,10 @@
 // Durable Objects) for admission, the node in this process on loopback, and sipp as the peer
 // on both sides. Each account calls from its own loopback address (127.0.0.x), since a
 // whitelisted range belongs to one account only.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSipNodeConfig } from "../../sip-node/config.ts";
@@ -13,10 +13,11 @@ import { startSipNode, type SipNode } from "../../sip-node/node.ts";
 import { workerClient } from "../../sip-node/control/worker-client.ts";
 import { freeSipPort, freeTcpPort, freeUdpPort } from "../../scripts/lib/ports.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
+import { pause, until } from "./wait.ts";
 
 export { freeSipPort, freeUdpPort };
 
-export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { pause, until } from "./wait.ts";
 
 const scenarios = new URL("./scenarios/", import.meta.url).pathname;
 
@@ -81,15 +82,29 @@ export type TestAccount = {
   call(path: string, init?: { method?: string; body?: unknown }): Promise<any>;
 };
 
-function d1(state: string, statement: string): Promise<void> {
-  return new Promise((resolve, reject) => {
+/**
+ * Runs `statement` with `wrangler d1 execute`, again while the database is locked by the running
+ * `wrangler dev` (SQLITE_BUSY: it is writing at that moment), for up to 20 s.
+ */
+async function d1(state: string, statement: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const err = await d1Once(state, statement);
+    if (err === null) return;
+    if (!/SQLITE_BUSY|database is locked/.test(err) || Date.now() > deadline) throw new Error(`d1: ${err}`);
+    await pause(100);
+  }
+}
+
+function d1Once(state: string, statement: string): Promise<string | null> {
+  return new Promise((resolve) => {
     const child = spawn("wrangler", ["d1", "execute", "DB", "--local", "--persist-to", state, "--command", statement], {
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let err = "";
     child.stderr.on("data", (d) => (err += d));
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`d1: ${err}`))));
+    child.on("exit", (code) => resolve(code === 0 ? null : err));
   });
 }
 
@@ -146,41 +161,122 @@ export async function syncLedger(account: TestAccount): Promise<void> {
 
 /** The account's latest call once its end has reached the Worker (the node reports it just after the last message). */
 export async function endedCall(account: TestAccount): Promise<any> {
-  for (let i = 0; i < 40; i++) {
-    const list = await account.call("/api/calls");
-    const call = list.items?.[0];
-    if (call && call.status !== "ringing" && call.status !== "active") return call;
-    await pause(100);
-  }
-  return null;
+  return until(
+    "the call's end at the Worker",
+    async () => {
+      const call = (await account.call("/api/calls")).items?.[0];
+      return call && call.status !== "ringing" && call.status !== "active" && call;
+    },
+    10_000,
+    100,
+  ).catch(() => null);
 }
 
 export type SippResult = { code: number | null; output: string };
 
 /** Runs one sipp call (or `-m N` calls) to completion (exit code 0: the scenario passed). */
 export function sipp(args: string[], timeoutSec = 30): Promise<SippResult> {
-  return new Promise((resolve) => {
-    // SIPP_TRACE=<folder> keeps every message each sipp saw, for debugging a scenario.
-    const trace = process.env.SIPP_TRACE
-      ? [
-          "-trace_msg",
-          "-message_file",
-          `${process.env.SIPP_TRACE}/sipp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.log`,
-        ]
-      : [];
-    const calls = args.includes("-m") ? [] : ["-m", "1"];
-    const child = spawn(
-      "sipp",
-      [...calls, "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...trace, ...args],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    child.on("exit", (code) => resolve({ code, output: output.slice(-3000) }));
-  });
+  return spawnSipp(args, timeoutSec).done;
+}
+
+function spawnSipp(args: string[], timeoutSec: number): { child: ChildProcess; done: Promise<SippResult> } {
+  // SIPP_TRACE=<folder> keeps every message each sipp saw, for debugging a scenario.
+  const trace = process.env.SIPP_TRACE
+    ? [
+        "-trace_msg",
+        "-message_file",
+        `${process.env.SIPP_TRACE}/sipp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.log`,
+      ]
+    : [];
+  const calls = args.includes("-m") ? [] : ["-m", "1"];
+  const child = spawn(
+    "sipp",
+    [...calls, "-nostdin", "-timeout", `${timeoutSec}s`, "-timeout_error", "-max_recv_loops", "10", ...trace, ...args],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const done = new Promise<SippResult>((resolve) => child.on("exit", (code) => resolve({ code, output: output.slice(-3000) })));
+  return { child, done };
+}
+
+/** A sipp run that serves on a port: `await run` is its result, `await run.listening` waits until it can take a request. */
+export type SippServer = Promise<SippResult> & {
+  /** Settles once sipp's SIP socket is bound (UDP) or listening (TCP); rejects if sipp exits first or takes over 15 s. */
+  listening: Promise<void>;
+};
+
+/** sipp with `args` (computed first when a promise), serving SIP on 127.0.0.1:`port`. */
+export function sippServer(args: string[] | Promise<string[]>, port: number, tcp = false, timeoutSec = 30): SippServer {
+  const started = Promise.resolve(args).then((list) => spawnSipp(list, timeoutSec));
+  const done = started.then((run) => run.done);
+  const listening = started.then((run) => listeningOn(run.child, port, tcp ? "tcp" : "udp", run.done));
+  listening.catch(() => {}); // a test that never waits for it still gets sipp's result from `done`
+  return Object.assign(done, { listening });
+}
+
+const PROC_NET = existsSync("/proc/net/udp");
+
+/** The inodes of the sockets `pid` holds open (Linux), none when it has gone. */
+function socketInodes(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode) inodes.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    // the process has gone
+  }
+  return inodes;
+}
+
+/** Whether `pid` holds a UDP socket bound to `port` or a TCP socket listening on it, as /proc/net lists them. */
+function holdsPort(pid: number, port: number, protocol: "udp" | "tcp"): boolean {
+  const inodes = socketInodes(pid);
+  if (inodes.size === 0) return false;
+  const local = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  // st 07 (TCP_CLOSE) is a bound UDP socket; 0A is TCP_LISTEN.
+  const state = protocol === "udp" ? "07" : "0A";
+  for (const table of [protocol, `${protocol}6`]) {
+    let text = "";
+    try {
+      text = readFileSync(`/proc/net/${table}`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[1]?.endsWith(local) && fields[3] === state && inodes.has(fields[9]!)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Resolves once `child` (sipp) has its SIP socket on `port`, so a request sent from then on is
+ * queued for it rather than refused or lost: read from /proc on Linux. Elsewhere it falls back on
+ * the fixed 200 ms these tests used to wait, which a loaded machine could outlast.
+ */
+async function listeningOn(child: ChildProcess, port: number, protocol: "udp" | "tcp", done: Promise<SippResult>): Promise<void> {
+  let result: SippResult | null = null;
+  void done.then((r) => (result = r));
+  if (!PROC_NET) return void (await pause(200));
+  await until(
+    `sipp to listen on ${protocol} ${port}`,
+    () => {
+      if (result) throw new Error(`sipp exited (${result.code}) before it listened on ${protocol} ${port}:\n${result.output}`);
+      return child.pid !== undefined && holdsPort(child.pid, port, protocol);
+    },
+    15_000,
+  );
 }
 
 /** A scenario file with its `__KEY__` placeholders filled in. */
@@ -196,28 +292,35 @@ function scenarioFile(scenario: string, fill: Record<string, string>): string {
 /** Where a sipp's RTP comes from (sipp's own default, 6000, would collide between instances). */
 const mediaPort = async () => ["-mp", String(await freeUdpPort())];
 
-/** The UAS side: listens on `port` for `calls` calls with the given scenario (UDP, or TCP with `tcp`). */
-export const uas = async (
+/**
+ * The UAS side: listens on `port` for `calls` calls with the given scenario (UDP, or TCP with
+ * `tcp`). Send it nothing before `await callee.listening`.
+ */
+export const uas = (
   scenario: string,
   port: number,
   tcp = false,
   fill: Record<string, string> = {},
   calls = 1,
   extra: string[] = [],
-) =>
-  sipp([
-    "-sf",
-    scenarioFile(scenario, fill),
-    "-i",
-    "127.0.0.1",
-    "-p",
-    String(port),
-    "-m",
-    String(calls),
-    ...(await mediaPort()),
-    ...(tcp ? ["-t", "t1"] : []),
-    ...extra,
-  ]);
+): SippServer =>
+  sippServer(
+    mediaPort().then((media) => [
+      "-sf",
+      scenarioFile(scenario, fill),
+      "-i",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-m",
+      String(calls),
+      ...media,
+      ...(tcp ? ["-t", "t1"] : []),
+      ...extra,
+    ]),
+    port,
+    tcp,
+  );
 
 /** The UAC side: one call from `src` to the node. */
 export async function uac(
@@ -244,15 +347,64 @@ export async function uac(
   ]);
 }
 
-/** Sends raw bytes from `src` and collects whatever comes back within `waitMs`. */
-export function sendRaw(stack: Stack, src: string, payload: string, waitMs = 1_500): Promise<string[]> {
+/**
+ * Sends raw bytes from `src` and collects whatever comes back within `waitMs`, or until `enough`
+ * holds of the replies so far (a test waiting for an answer need not sit out the whole window).
+ */
+export function sendRaw(
+  stack: Stack,
+  src: string,
+  payload: string,
+  waitMs = 1_500,
+  enough: (replies: string[]) => boolean = () => false,
+): Promise<string[]> {
   return new Promise((resolve) => {
     const socket = createSocket("udp4");
     const replies: string[] = [];
-    socket.on("message", (m) => replies.push(m.toString()));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      socket.close(() => resolve(replies));
+    };
+    socket.on("message", (m) => {
+      replies.push(m.toString());
+      if (enough(replies)) finish();
+    });
     socket.bind(0, src, () => {
       socket.send(Buffer.from(payload.replace(/\r?\n/g, "\r\n")), stack.node.port, "127.0.0.1");
-      setTimeout(() => socket.close(() => resolve(replies)), waitMs);
+      timer = setTimeout(finish, waitMs);
     });
   });
+}
+
+/**
+ * Waits until the node on 127.0.0.1:`port` answers an OPTIONS from `src`, that is until `src` is
+ * on its whitelist (a source that is not gets silence): after a node starts or its whitelist changes.
+ */
+export async function answersFrom(port: number, src: string, timeoutMs = 10_000): Promise<void> {
+  const peer = { node: { port } } as Stack;
+  await until(
+    `the node on ${port} to answer ${src}`,
+    async () => {
+      const id = randomBytes(6).toString("hex");
+      const options = [
+        `OPTIONS sip:127.0.0.1:${port} SIP/2.0`,
+        `Via: SIP/2.0/UDP ${src}:5099;rport;branch=z9hG4bK-probe-${id}`,
+        `From: <sip:probe@${src}>;tag=${id}`,
+        `To: <sip:127.0.0.1:${port}>`,
+        `Call-ID: probe-${id}`,
+        "CSeq: 1 OPTIONS",
+        "Max-Forwards: 70",
+        "Content-Length: 0",
+        "",
+        "",
+      ].join("\r\n");
+      return (await sendRaw(peer, src, options, 250, (replies) => replies.length > 0)).length > 0;
+    },
+    timeoutMs,
+    0,
+  );
 }
