@@ -14,7 +14,7 @@ import { AddressPolicy } from "../../sip-node/sip/address-policy.ts";
 import type { SipRequest } from "../../sip-node/sip/message.ts";
 import { TransactionLayer } from "../../sip-node/sip/transactions.ts";
 import { UdpTransport } from "../../sip-node/sip/transport.ts";
-import { pause } from "./harness.ts";
+import { pause, until } from "./harness.ts";
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -103,7 +103,7 @@ describe("a node that may not reach loopback (it listens elsewhere)", () => {
     const packet = Buffer.alloc(172, 0xff);
     packet[0] = 0x80;
     for (let i = 0; i < 5; i++) caller.socket.send(packet, relay.localPort("caller"), "127.0.0.1");
-    await pause(100);
+    await until("the caller's packets refused", () => relay.stats().caller.errors === 5);
     expect(victim.received).toEqual([]);
     expect(relay.stats().caller.packets).toBe(0);
   });
@@ -134,7 +134,7 @@ describe("a node that may not reach loopback (it listens elsewhere)", () => {
     expect(status).toBe(503);
     const check = await sendOptions(layer, transport.local, { host: "127.0.0.1", port: internal.port, transport: "udp" }, 300);
     expect(check).toEqual({ code: null, rtt_ms: null, error: expect.stringMatching(/address range this node does not send to/) });
-    await pause(50);
+    await pause(50); // deliberate: a window in which nothing may reach the refused address
     expect(internal.received).toEqual([]);
   });
 });

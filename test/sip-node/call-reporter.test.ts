@@ -6,12 +6,28 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CallEvent, CallReport, CallReportAnswer } from "../../schema/node-api.ts";
 import { CallReporter, type CallReporterOptions, type LiveCall } from "../../sip-node/control/call-reporter.ts";
 import { WorkerApiError } from "../../sip-node/control/worker-client.ts";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The timers the reporter uses, faked by the tests that judge its timing (setImmediate stays real for `until`). */
+const FAKE_CLOCK: Parameters<typeof vi.useFakeTimers>[0] = {
+  toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+};
+
+/**
+ * Waits until `check` holds, polling on every turn of the event loop (setImmediate, real under
+ * the fake clock too), within 5 s of real time.
+ */
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = performance.now() + 5_000;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 const NO_ANSWER: CallReportAnswer = { grants: [], ended: [] };
 const CUSTOMER = randomUUID();
 
@@ -42,6 +58,7 @@ function standIn(answer: (report: CallReport) => Promise<CallReportAnswer> = asy
 const reporters: CallReporter[] = [];
 afterEach(() => {
   for (const reporter of reporters.splice(0)) reporter.stop();
+  vi.useRealTimers();
 });
 
 function reporterWith(worker: ReturnType<typeof standIn>, options: Partial<CallReporterOptions> = {}) {
@@ -63,10 +80,11 @@ function reporterWith(worker: ReturnType<typeof standIn>, options: Partial<CallR
   return { reporter, logs };
 }
 
-/** Starts the reporter and waits for its first heartbeat to have been answered. */
+/** Starts the reporter and waits for its first heartbeat to have been answered (none in flight). */
 async function started(reporter: CallReporter) {
   reporter.start();
-  await pause(30); // the stand-in answers at once
+  const inFlight = () => (reporter as unknown as { inFlight: boolean }).inFlight;
+  await until("the first heartbeat answered", () => (reporter as unknown as { lastBeatAt: number }).lastBeatAt > 0 && !inFlight());
 }
 
 describe("call events", () => {
@@ -80,7 +98,7 @@ describe("call events", () => {
     const calls = [randomUUID(), randomUUID(), randomUUID()];
     for (let round = 0; round < 4; round++) {
       for (const call of calls) reporter.report(call, CUSTOMER, round === 3 ? ended() : answered());
-      await pause(round * 7);
+      await pause(round * 7); // deliberate: rounds spread over the batch window
     }
     expect(await reporter.flush(2_000)).toBe(true);
     const sent = worker.batches().flatMap((b) => b.events);
@@ -104,10 +122,10 @@ describe("call events", () => {
     const { reporter } = reporterWith(worker, { windowMs: 10_000 });
     await started(reporter);
     for (let i = 0; i < 99; i++) reporter.report(randomUUID(), CUSTOMER, answered());
-    await pause(20);
+    await pause(20); // deliberate: a window in which nothing may leave
     expect(worker.batches()).toHaveLength(0); // 99 wait for the (long) window
     for (let i = 0; i < 151; i++) reporter.report(randomUUID(), CUSTOMER, answered());
-    await pause(20);
+    await until("a batch sent", () => worker.batches().length > 0);
     expect(worker.batches().map((b) => b.events.length)).toEqual([100]); // the 100th sent it; the next waits
     release();
     expect(await reporter.flush(2_000)).toBe(true);
@@ -115,14 +133,18 @@ describe("call events", () => {
   });
 
   it("leave in one batch 20 ms after the first of them when fewer than 100 wait", async () => {
+    vi.useFakeTimers(FAKE_CLOCK);
     const worker = standIn();
     const { reporter } = reporterWith(worker);
     await started(reporter);
     const at = Date.now();
     for (let i = 0; i < 5; i++) reporter.report(randomUUID(), CUSTOMER, answered());
-    await pause(5);
+    await vi.advanceTimersByTimeAsync(5);
     expect(worker.batches()).toHaveLength(0);
-    await pause(60);
+    await vi.advanceTimersByTimeAsync(14);
+    expect(worker.batches()).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    await until("the batch sent", () => worker.batches().length > 0);
     expect(worker.batches().map((b) => b.events.length)).toEqual([5]);
     const sentAt = worker.posts.length; // the stand-in answers at once
     expect(sentAt).toBe(2); // the start's heartbeat, then this batch
@@ -146,7 +168,7 @@ describe("a report the Worker did not take", () => {
     await started(reporter);
     const call = randomUUID();
     reporter.report(call, CUSTOMER, answered());
-    await pause(30); // the first attempt has failed
+    await until("the first attempt failed", () => logs.some((line) => /failed \(attempt 1\)/.test(line)));
     reporter.report(call, CUSTOMER, ended());
     expect(await reporter.flush(3_000)).toBe(true);
     const withEvents = worker.posts.filter((p) => p.events.length > 0);
@@ -164,7 +186,7 @@ describe("a report the Worker did not take", () => {
     const { reporter, logs } = reporterWith(worker);
     await started(reporter);
     reporter.report(randomUUID(), CUSTOMER, answered());
-    await pause(40);
+    await until("the first batch refused", () => logs.some((line) => /refused \(422\)/.test(line)));
     reporter.report(randomUUID(), CUSTOMER, ended());
     expect(await reporter.flush(2_000)).toBe(true);
     expect(worker.posts.filter((p) => p.events.length > 0)).toHaveLength(2);
@@ -238,7 +260,8 @@ describe("the end of a call", () => {
     first.report(a, CUSTOMER, ended("caller_hangup"));
     first.report(b, CUSTOMER, answered());
     first.report(b, CUSTOMER, ended("callee_hangup"));
-    await pause(50);
+    // The first report (its start's heartbeat, ahead of the ends) tried and failed again.
+    await until("a failed report retried", () => down.posts.length >= 2);
     first.stop(); // as if killed: nothing was acknowledged
     const oldBoot = down.posts[0]!.boot_id;
 
@@ -303,13 +326,13 @@ describe("heartbeats", () => {
   it("name every call the node carries, with its account, at start and every heartbeat", async () => {
     const live: LiveCall[] = [{ call_id: randomUUID(), customer_id: CUSTOMER }];
     const worker = standIn();
+    vi.useFakeTimers(FAKE_CLOCK);
     const { reporter } = reporterWith(worker, { heartbeatMs: 50, live: () => [...live] });
-    reporter.start();
-    await pause(10);
+    await started(reporter);
     expect(worker.posts).toHaveLength(1);
     expect(worker.posts[0]).toMatchObject({ node_id: "node-a", events: [], live });
     live.push({ call_id: randomUUID(), customer_id: randomUUID() });
-    await pause(120);
+    await vi.advanceTimersByTimeAsync(120);
     const heartbeats = worker.posts.filter((p) => p.live);
     expect(heartbeats.length).toBeGreaterThanOrEqual(2);
     expect(heartbeats.at(-1)!.live).toEqual(live);
@@ -317,6 +340,7 @@ describe("heartbeats", () => {
   });
 
   it("come early when a call's covered time runs out before the next one, and only then", async () => {
+    vi.useFakeTimers(FAKE_CLOCK);
     const worker = standIn();
     const { reporter } = reporterWith(worker, { heartbeatMs: 10_000, live: () => [{ call_id: randomUUID(), customer_id: CUSTOMER }] });
     await started(reporter);
@@ -324,11 +348,12 @@ describe("heartbeats", () => {
     reporter.renewBy(Date.now() + 20_000); // after the next regular heartbeat: nothing extra
     reporter.renewBy(Date.now() + 100);
     reporter.renewBy(Date.now() + 150); // later than one already asked for: the same heartbeat serves
-    await pause(60);
+    await vi.advanceTimersByTimeAsync(99);
     expect(worker.posts.filter((p) => p.live)).toHaveLength(1);
-    await pause(200);
+    await vi.advanceTimersByTimeAsync(1);
+    await until("the early heartbeat", () => worker.posts.filter((p) => p.live).length > 1);
     expect(worker.posts.filter((p) => p.live)).toHaveLength(2);
-    await pause(300);
+    await vi.advanceTimersByTimeAsync(9_000);
     expect(worker.posts.filter((p) => p.live)).toHaveLength(2);
   });
 
@@ -354,6 +379,7 @@ describe("heartbeats", () => {
     const answers: CallReportAnswer[] = [];
     const { reporter } = reporterWith(worker, { onAnswer: (a) => answers.push(a), live: () => [{ call_id: call, customer_id: CUSTOMER }] });
     await started(reporter);
+    await until("the answer handed over", () => answers.length > 0);
     expect(answers).toEqual([answer]);
   });
 });

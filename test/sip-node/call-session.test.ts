@@ -40,10 +40,22 @@ afterEach(async () => {
   node = null;
 });
 
-/** Lets promise chains that wait on real I/O (the relay's files) run; the fake clock stays put. */
-async function settled(): Promise<void> {
-  for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets promise chains that wait on real I/O (the relay's files) run until `done`, within 10 s of
+ * real time (not a fixed number of event-loop turns, which a loaded machine can outlast); the fake
+ * clock stays put. With no `done`, for `windowMs` of real time: a window in which nothing may happen.
+ */
+async function settled(done?: () => boolean, windowMs = 50): Promise<void> {
+  const deadline = performance.now() + (done ? 10_000 : windowMs);
+  while (!done?.() && performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+  if (done && !done()) throw new Error("timed out waiting for the call's promise chains");
 }
+
+/** The status of the last event reported when it is a transfer's. */
+const lastTransfer = (n: MemoryNode) => {
+  const last = n.events.at(-1);
+  return last?.type === "transfer" ? last.status : null;
+};
 
 const admitWith = (answer: AdmitResponse) => memoryNode(async () => answer);
 
@@ -244,7 +256,7 @@ describe("a call that is never answered", () => {
     expect(node.statusesTo(CALLER)).toEqual([100, code]);
     expect(tagOf(node.responsesTo(CALLER, code)[0]!, "To")).toBeTruthy();
     expect(node.requestsTo(CALLEE, "INVITE")).toEqual([]);
-    await settled();
+    await settled(); // deliberate: a window in which no event may be reported
     expect(node.events).toEqual([]);
     expect(node.live.size).toBe(0);
   });
@@ -376,7 +388,7 @@ describe("transfers", () => {
     expect(ackToTarget).toBeDefined();
     const [byeToOld] = node.requestsTo(CALLEE, "BYE");
     expect(header(byeToOld!, "Call-ID")).toBe(header(toCallee, "Call-ID"));
-    await settled();
+    await settled(() => lastTransfer(node!) === "completed");
     expect(node.events.at(-1)).toMatchObject({ type: "transfer", mode: "platform", status: "completed", code: 200, target: "15550001111" });
 
     // The caller's BYE now ends the call with the new callee.
@@ -393,7 +405,7 @@ describe("transfers", () => {
     const [refer] = node.requestsTo(CALLER, "REFER");
     expect(header(refer!, "Refer-To")).toBe("<sip:15550001111@10.0.0.2>");
     node.deliver(responseTo(refer!, 202, "Accepted"), CALLER);
-    await settled();
+    await settled(() => lastTransfer(node!) === "accepted");
     expect(node.events.at(-1)).toMatchObject({ type: "transfer", mode: "refer", status: "accepted", code: 202 });
 
     const notify = fromCaller("NOTIFY", {
@@ -406,7 +418,7 @@ describe("transfers", () => {
     node.deliver(notify, CALLER);
     expect(node.statusesTo(CALLER, "NOTIFY")).toEqual([200]);
     expect(node.requestsTo(CALLEE, "NOTIFY"), "the NOTIFY is ours, not the callee's").toEqual([]);
-    await settled();
+    await settled(() => lastTransfer(node!) === "completed");
     expect(eventTypes(node.events)).toEqual(["answered", "transfer accepted", "transfer completed"]);
     expect(node.events.at(-1)).toMatchObject({ type: "transfer", mode: "refer", status: "completed", code: 200 });
   });

@@ -1,9 +1,10 @@
 // pcap writing and reading, checked against the real G.711 capture sipp ships.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PcapWriter, encodePcap, readPcap, writePcapFile, type PcapRecord } from "../../sip-node/media/pcap.ts";
+import { until } from "./wait.ts";
 
 const G711A_PCAP = "/usr/share/sip-tester/g711a.pcap";
 const dir = mkdtempSync(join(tmpdir(), "media-pcap-"));
@@ -179,7 +180,7 @@ describe("writing pcaps", () => {
     const from = { address: "127.0.0.1", port: 20000 };
     const to = { address: "127.0.0.1", port: 20002 };
     for (let i = 0; i < 5000; i++) writer.write(1_700_000_000_000 + i * 20, from, to, payload);
-    await new Promise((r) => setTimeout(r, 50));
+    await until("the first chunks written", () => existsSync(path) && readFileSync(path).length > 64 * 1024);
     const partial = readFileSync(path).length;
     expect(partial).toBeGreaterThan(64 * 1024);
     const summary = await writer.close();
@@ -203,7 +204,7 @@ describe("writing pcaps", () => {
     // In turns, letting writes complete in between, so a chunk written for one is reused by the other.
     for (let from = 0; from < 3000; from += 300) {
       for (const c of captures) for (const r of c.records.slice(from, from + 300)) c.writer.write(r.timeMs, r.src, r.dst, r.payload);
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 5)); // deliberate: room for the writes between turns
     }
     for (const c of captures) {
       await c.writer.close();

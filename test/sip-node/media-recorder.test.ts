@@ -1,5 +1,5 @@
 // The stereo call recording, fed with sipp's real G.711 capture.
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { ALAW_TO_PCM, ULAW_TO_PCM, encodeUlaw } from "../../sip-node/media/g711.
 import { readPcap } from "../../sip-node/media/pcap.ts";
 import { StereoRecorder } from "../../sip-node/media/recorder.ts";
 import { parseWav } from "../../schema/wav.ts";
+import { until } from "./wait.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "media-recorder-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -125,7 +126,7 @@ describe("StereoRecorder", () => {
     const recorder = new StereoRecorder(path, { windowSeconds: 2 });
     const packets = sinePackets(1000, 0); // 30 s
     for (const p of packets) recorder.write(1, "PCMU", p.payload, p.timestamp, p.ssrc, p.arrivalMs);
-    await new Promise((r) => setTimeout(r, 50));
+    await until("the audio before the window written", () => existsSync(path) && statSync(path).size > 44 + 27 * 8000 * 4);
     const written = statSync(path).size;
     expect(written).toBeGreaterThan(44 + 27 * 8000 * 4); // all but the last 2-3 seconds
     // A packet 3 s late, for audio already in the file, is dropped rather than written over it.
@@ -156,7 +157,7 @@ describe("StereoRecorder", () => {
     for (let from = 0; from < 400; from += 34) {
       for (const c of calls)
         for (const p of c.packets.slice(from, from + 34)) c.recorder.write(0, "PCMU", p.payload, p.timestamp, p.ssrc, p.arrivalMs);
-      await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 5)); // deliberate: room for the writes between turns
     }
     for (const c of calls) {
       await c.recorder.finish();

@@ -8,8 +8,8 @@ import { PortAllocator, type PortPair } from "../../sip-node/media/ports.ts";
 import { LATCH_WINDOW_MS, MediaRelay } from "../../sip-node/media/relay.ts";
 import { sequenceOf, ssrcOf } from "../../sip-node/media/rtp.ts";
 import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
-import { ntpMiddle32 } from "../../sip-node/media/quality.ts";
-import { pause } from "./harness.ts";
+import { ntpMiddle32, RtcpRttTracker } from "../../sip-node/media/quality.ts";
+import { pause, until } from "./harness.ts";
 
 const base = 40_000 + (process.pid % 50) * 100;
 const ports = new PortAllocator({ portMin: base, portMax: base + 99 }, "127.0.0.1");
@@ -76,10 +76,10 @@ describe("the RTP relay", () => {
       send(caller, rtp(i, 1111));
       send(callee, rtp(100 + i, 2222));
     }
-    await pause(100);
+    await until("both streams relayed", () => callee.received.length === 5 && caller.received.length === 5);
     const stranger = await party();
     stranger.socket.send(rtp(9, 9999), relay.localPort("caller"), "127.0.0.1");
-    await pause(100);
+    await until("the stranger's packet refused", () => relay.stats().caller.errors === 1);
     stranger.socket.close();
     expect(callee.received.map((p) => sequenceOf(p))).toEqual([0, 1, 2, 3, 4]);
     expect(caller.received.map((p) => sequenceOf(p))).toEqual([100, 101, 102, 103, 104]);
@@ -90,10 +90,10 @@ describe("the RTP relay", () => {
     const { caller, callee, send } = await call();
     send(callee, rtp(500, 0xaaaa));
     send(callee, rtp(501, 0xaaaa));
-    await pause(50);
+    await until("the first sender's packets relayed", () => caller.received.length === 2);
     send(callee, rtp(7, 0xbbbb));
     send(callee, rtp(8, 0xbbbb));
-    await pause(100);
+    await until("the second sender's packets relayed", () => caller.received.length === 4);
     expect(caller.received.map((p) => [ssrcOf(p), sequenceOf(p)])).toEqual([
       [0xaaaa, 500],
       [0xaaaa, 501],
@@ -103,36 +103,44 @@ describe("the RTP relay", () => {
   });
 
   it("measures a leg's round trip from a receiver report answering a relayed sender report", async () => {
-    const { relay, caller, callee, send } = await call();
-    send(caller, rtp(0, 1111));
-    send(callee, rtp(0, 2222));
-    await pause(50);
-    // The caller's sender report (NTP middle 32 bits = LSR), then the callee's receiver report
-    // naming it, sent 30 ms later with 10 ms of DLSR: the callee's leg has a 20 ms round trip.
-    const sr = Buffer.alloc(28);
-    sr.writeUInt8(0x80, 0);
-    sr.writeUInt8(200, 1);
-    sr.writeUInt16BE(6, 2);
-    sr.writeUInt32BE(1111, 4);
-    const lsr = ntpMiddle32(Date.now());
-    sr.writeUInt32BE(lsr >>> 16, 8);
-    sr.writeUInt32BE((lsr << 16) >>> 0, 12);
-    send(caller, sr, true);
-    await pause(30);
-    const rr = Buffer.alloc(32);
-    rr.writeUInt8(0x81, 0);
-    rr.writeUInt8(201, 1);
-    rr.writeUInt16BE(7, 2);
-    rr.writeUInt32BE(2222, 4);
-    rr.writeUInt32BE(1111, 8);
-    rr.writeUInt32BE(lsr, 24);
-    rr.writeUInt32BE(Math.round(0.01 * 0x10000), 28);
-    send(callee, rr, true);
-    await pause(50);
-    const rtt = relay.stats().callee.rtt_ms!;
-    expect(rtt).toBeGreaterThanOrEqual(15);
-    expect(rtt).toBeLessThan(60);
-    expect(relay.stats().caller.rtt_ms).toBeNull();
+    // The relay's clock is faked: the round trip is what the clock says passed, not what a loaded machine took.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const observed = vi.spyOn(RtcpRttTracker.prototype, "observe");
+    try {
+      const { relay, caller, callee, send } = await call();
+      send(caller, rtp(0, 1111));
+      send(callee, rtp(0, 2222));
+      await until("both parties latched", () => caller.received.length === 1 && callee.received.length === 1);
+      // The caller's sender report (NTP middle 32 bits = LSR), then the callee's receiver report
+      // naming it, sent 30 ms later with 10 ms of DLSR: the callee's leg has a 20 ms round trip.
+      const sr = Buffer.alloc(28);
+      sr.writeUInt8(0x80, 0);
+      sr.writeUInt8(200, 1);
+      sr.writeUInt16BE(6, 2);
+      sr.writeUInt32BE(1111, 4);
+      const lsr = ntpMiddle32(Date.now());
+      sr.writeUInt32BE(lsr >>> 16, 8);
+      sr.writeUInt32BE((lsr << 16) >>> 0, 12);
+      send(caller, sr, true);
+      await until("the relay saw the sender report", () => observed.mock.calls.length === 1);
+      vi.setSystemTime(Date.now() + 30);
+      const rr = Buffer.alloc(32);
+      rr.writeUInt8(0x81, 0);
+      rr.writeUInt8(201, 1);
+      rr.writeUInt16BE(7, 2);
+      rr.writeUInt32BE(2222, 4);
+      rr.writeUInt32BE(1111, 8);
+      rr.writeUInt32BE(lsr, 24);
+      rr.writeUInt32BE(Math.round(0.01 * 0x10000), 28);
+      send(callee, rr, true);
+      const rtt = await until("the round trip measured", () => relay.stats().callee.rtt_ms);
+      expect(rtt).toBeGreaterThanOrEqual(15);
+      expect(rtt).toBeLessThan(60);
+      expect(relay.stats().caller.rtt_ms).toBeNull();
+    } finally {
+      observed.mockRestore();
+      vi.useRealTimers();
+    }
   });
 
   it("hands over a recording and a capture per leg when it closes", async () => {
@@ -140,9 +148,9 @@ describe("the RTP relay", () => {
     for (let i = 0; i < 10; i++) {
       send(caller, rtp(i, 1111));
       send(callee, rtp(i, 2222));
-      await pause(5);
+      await pause(5); // deliberate: paced like a call's media, not all in one tick
     }
-    await pause(100);
+    await until("both streams relayed", () => caller.received.length >= 10 && callee.received.length >= 10);
     expect(caller.received).toHaveLength(10);
     open.pop();
     const summary = await relay.close();
@@ -160,15 +168,19 @@ describe("the RTP relay", () => {
     const stranger = await party("127.0.0.2");
     open.at(-1)!.sockets.push(stranger.socket);
     stranger.socket.send(rtp(900, 9999), relay.localPort("caller"), "127.0.0.1");
-    await pause(30);
+    await until("the stranger's first packet refused", () => relay.stats().caller.errors === 1);
     for (let i = 0; i < 5; i++) {
       send(caller, rtp(i, 1111));
       send(callee, rtp(100 + i, 2222));
-      await pause(5);
+      await pause(5); // deliberate: paced like a call's media, not all in one tick
     }
     for (let i = 0; i < 5; i++) stranger.socket.send(rtp(901 + i, 9999), relay.localPort("caller"), "127.0.0.1");
     stranger.socket.send(rtp(950, 9999), relay.localPort("callee"), "127.0.0.1");
-    await pause(100);
+    await until(
+      "the parties' packets relayed and the stranger's refused",
+      () =>
+        callee.received.length >= 5 && caller.received.length >= 5 && relay.stats().caller.errors >= 6 && relay.stats().callee.errors >= 1,
+    );
     expect(callee.received.map((p) => ssrcOf(p))).toEqual([1111, 1111, 1111, 1111, 1111]);
     expect(caller.received.map((p) => ssrcOf(p))).toEqual([2222, 2222, 2222, 2222, 2222]);
     expect(stranger.received).toEqual([]);
@@ -191,7 +203,7 @@ describe("the RTP relay", () => {
       const natted = await party();
       open.at(-1)!.sockets.push(natted.socket);
       natted.socket.send(rtp(1, 1111), relay.localPort("caller"), "127.0.0.1");
-      await pause(50);
+      await until("the NATed packet relayed", () => callee.received.length >= 1);
       expect(relay.stats().caller.endpoint).toBe(`127.0.0.1:${natted.port}`);
       expect(callee.received).toHaveLength(1);
       // The callee's window has passed: another port of its address is refused, the one named is heard.
@@ -199,10 +211,10 @@ describe("the RTP relay", () => {
       const late = await party();
       open.at(-1)!.sockets.push(late.socket);
       late.socket.send(rtp(2, 2222), relay.localPort("callee"), "127.0.0.1");
-      await pause(50);
+      await until("the late port refused", () => relay.stats().callee.errors === 1);
       expect(natted.received).toHaveLength(0);
       send(callee, rtp(3, 2222));
-      await pause(50);
+      await until("the named port's packet relayed", () => natted.received.length >= 1);
       // Toward the caller's latched source, not the port its SDP named.
       expect(natted.received).toHaveLength(1);
       expect(caller.received).toHaveLength(0);

@@ -17,7 +17,7 @@ import type { SipRequest } from "../../sip-node/sip/message.ts";
 import { sourceKey, TcpTransport } from "../../sip-node/sip/tcp-transport.ts";
 import { TransactionLayer, type TransactionLimits, type TimerValues } from "../../sip-node/sip/transactions.ts";
 import { TransportSet, UdpTransport } from "../../sip-node/sip/transport.ts";
-import { pause } from "./harness.ts";
+import { freeSipPort, pause, until } from "./harness.ts";
 
 const PEER = "127.0.0.1";
 const STRANGER = "127.0.0.2";
@@ -63,8 +63,11 @@ async function startNode(
     callsPerSecondPerSource: 2,
     log: (line) => logs.push(line),
   });
-  const udp = await UdpTransport.bind(PEER, 0);
-  const tcp = await TcpTransport.bind(PEER, udp.local.port, PEER, options.tcpLimits);
+  // A port free for both (below the ephemeral range): UDP on port 0, then TCP on the same number, raced
+  // with any outgoing connection handed that port (EADDRINUSE).
+  const port = await freeSipPort();
+  const udp = await UdpTransport.bind(PEER, port);
+  const tcp = await TcpTransport.bind(PEER, port, PEER, options.tcpLimits);
   const layer = new TransactionLayer(new TransportSet(udp, { tcp }), b2bua, FAST, options.limits);
   b2bua.attach(layer);
   const node = { layer, port: udp.local.port, logs };
@@ -90,17 +93,27 @@ function request(method: string, src: string, options: { toTag?: string; callId?
   ].join("\r\n");
 }
 
-/** Sends datagrams from `src` and collects every reply for `waitMs`. */
-async function sendUdp(node: Node, src: string, payloads: string[], waitMs = 150): Promise<string[]> {
+/**
+ * Sends datagrams from `src` and collects the replies: until `enough` holds of them (within 5 s), or,
+ * given a number of milliseconds, for that long (a check that nothing comes back).
+ */
+async function sendUdp(node: Node, src: string, payloads: string[], enough: number | ((replies: string[]) => boolean)): Promise<string[]> {
   const socket = createSocket("udp4");
   const replies: string[] = [];
   socket.on("message", (m) => replies.push(m.toString()));
   await new Promise<void>((resolve) => socket.bind(0, src, resolve));
   for (const payload of payloads) socket.send(Buffer.from(payload), node.port, PEER);
-  await pause(waitMs);
-  socket.close();
+  try {
+    if (typeof enough === "number") await pause(enough);
+    else await until(`replies to ${src}`, () => enough(replies), 5_000);
+  } finally {
+    socket.close();
+  }
   return replies;
 }
+
+/** For sendUdp: at least `n` replies. */
+const replies = (n: number) => (received: string[]) => received.length >= n;
 
 /** A TCP connection from `src`: what it receives, and whether the node closed it. */
 async function tcpFrom(node: Node, src: string): Promise<{ socket: Socket; received: string[]; closed: Promise<void> }> {
@@ -123,11 +136,17 @@ describe("a stranger", () => {
   it("gets nothing for a CANCEL, an OPTIONS or any request, and leaves no transaction", async () => {
     const node = await startNode();
     const methods = ["CANCEL", "OPTIONS", "BYE", "INFO", "REGISTER", "SUBSCRIBE", "INVITE"];
-    const replies = await sendUdp(node, STRANGER, [...methods.map((m) => request(m, STRANGER)), request("BYE", STRANGER, { toTag: "x" })]);
-    expect(replies).toEqual([]);
+    // Deliberate: a window in which no answer may come.
+    const silence = await sendUdp(
+      node,
+      STRANGER,
+      [...methods.map((m) => request(m, STRANGER)), request("BYE", STRANGER, { toTag: "x" })],
+      150,
+    );
+    expect(silence).toEqual([]);
     expect(node.layer.transactionCounts).toEqual({ servers: 0, clients: 0 });
     // The same requests from the whitelisted peer are answered (and a CANCEL for nothing is 481).
-    const answered = await sendUdp(node, PEER, [request("CANCEL", PEER), request("OPTIONS", PEER)]);
+    const answered = await sendUdp(node, PEER, [request("CANCEL", PEER), request("OPTIONS", PEER)], replies(2));
     expect(answered.map(statusOf).sort()).toEqual([200, 481]);
   });
 
@@ -135,14 +154,14 @@ describe("a stranger", () => {
     const node = await startNode();
     const stranger = await tcpFrom(node, STRANGER);
     stranger.socket.write(`\r\n\r\n${request("OPTIONS", STRANGER)}`);
-    await Promise.race([stranger.closed, pause(1_000)]);
+    await Promise.race([stranger.closed, pause(5_000)]);
     expect(stranger.socket.destroyed).toBe(true);
     expect(stranger.received).toEqual([]);
     expect(node.layer.transactionCounts).toEqual({ servers: 0, clients: 0 });
     // The peer's connection stays open and its keep-alive is answered.
     const peer = await tcpFrom(node, PEER);
     peer.socket.write("\r\n\r\n");
-    await pause(100);
+    await until("the keep-alive answered", () => peer.received.length > 0 || peer.socket.destroyed);
     expect(peer.socket.destroyed).toBe(false);
     expect(peer.received.join("")).toBe("\r\n");
   });
@@ -151,9 +170,9 @@ describe("a stranger", () => {
 describe("caps", () => {
   it("answers 503 past the server transaction cap, statelessly", async () => {
     const node = await startNode({ limits: { servers: 2, clients: 10 } });
-    const replies = await sendUdp(node, PEER, [request("OPTIONS", PEER), request("OPTIONS", PEER), request("OPTIONS", PEER)]);
-    expect(replies.map(statusOf).sort()).toEqual([200, 200, 503]);
-    expect(replies.find((r) => statusOf(r) === 503)).toMatch(/\r\nRetry-After: \d+\r\n/);
+    const answers = await sendUdp(node, PEER, [request("OPTIONS", PEER), request("OPTIONS", PEER), request("OPTIONS", PEER)], replies(3));
+    expect(answers.map(statusOf).sort()).toEqual([200, 200, 503]);
+    expect(answers.find((r) => statusOf(r) === 503)).toMatch(/\r\nRetry-After: \d+\r\n/);
     expect(node.layer.transactionCounts.servers).toBe(2);
   });
 
@@ -181,7 +200,7 @@ describe("caps", () => {
     });
     node.layer.sendRequest(options(1), to, () => {});
     const second = await new Promise<number | null>((resolve) => node.layer.sendRequest(options(2), to, (r) => resolve(r?.status ?? null)));
-    await pause(50);
+    await pause(50); // deliberate: a window in which the refused request must not reach the far end
     expect(second).toBe(503);
     expect(heard.filter((m) => m.includes("cap-2"))).toEqual([]);
   });
@@ -191,7 +210,7 @@ describe("caps", () => {
     const first = await tcpFrom(node, PEER);
     const second = await tcpFrom(node, PEER);
     const third = await tcpFrom(node, PEER);
-    await Promise.race([third.closed, pause(1_000)]);
+    await Promise.race([third.closed, pause(5_000)]);
     expect([first.socket.destroyed, second.socket.destroyed, third.socket.destroyed]).toEqual([false, false, true]);
   });
 
@@ -221,12 +240,19 @@ describe("unacknowledged INVITEs", () => {
     const node = await startNode();
     // Two INVITEs (the source's budget is 2 a second) answered 503 (the Worker cannot be asked),
     // finals the source never ACKs: after Timer H each costs a further second of budget.
-    const first = await sendUdp(node, PEER, [request("INVITE", PEER), request("INVITE", PEER)], 64 * FAST.T1 + 200);
+    // Until both are answered and Timer H (64 T1) has ended their transactions unacknowledged.
+    const first = await sendUdp(
+      node,
+      PEER,
+      [request("INVITE", PEER), request("INVITE", PEER)],
+      (received) => received.filter((r) => statusOf(r) === 503).length >= 2 && node.layer.transactionCounts.servers === 0,
+    );
     expect(first.filter((r) => statusOf(r) === 503).length).toBeGreaterThanOrEqual(2);
+    // Deliberate: a window (well within the second owed) in which no answer may come.
     const later = await sendUdp(node, PEER, [request("INVITE", PEER)], 200);
     expect(later).toEqual([]);
     expect(node.layer.transactionCounts.servers).toBe(0);
     // A source that ACKs is not touched: OPTIONS and the like are answered all along.
-    expect((await sendUdp(node, PEER, [request("OPTIONS", PEER)])).map(statusOf)).toEqual([200]);
+    expect((await sendUdp(node, PEER, [request("OPTIONS", PEER)], replies(1))).map(statusOf)).toEqual([200]);
   });
 });

@@ -17,6 +17,7 @@ import { isRtp, payloadType, sequenceOf } from "../../sip-node/media/rtp.ts";
 import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
 import { FrameQueue, OpusCodec } from "../../sip-node/webrtc/transcoder.ts";
 import { WebRtcError, type WebRtcLeg } from "../../sip-node/webrtc/webrtc-leg.ts";
+import { pause, until } from "./wait.ts";
 import { NodeBrowser, type BrowserCodecChoice } from "./webrtc-browser.ts";
 
 const FRAME = 160;
@@ -133,9 +134,14 @@ async function talk(call: { relay: MediaRelay; browser: NodeBrowser; peer: Desti
     packet.writeUInt32BE(0xdec0de, 8);
     for (let i = 0; i < FRAME; i++) packet[12 + i] = encodeUlaw(fromPeer[n * FRAME + i]!);
     call.peer.socket.send(packet, target, "127.0.0.1");
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await pause(20); // deliberate: a frame every 20 ms, as both parties send them
   }
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  // The last frames in flight: until every frame has crossed each way (or 5 s, for the assertions to judge what did).
+  await until(
+    "every frame through both ways",
+    () => call.peer.received.filter((p) => payloadType(p) === 0).length >= frames && call.browser.heard.length >= frames,
+    5_000,
+  ).catch(() => {});
 }
 
 /** The G.711 audio the destination received, in sequence order. */
@@ -207,7 +213,11 @@ describe("the WebRTC bridge", () => {
     const answered = sweep(2, 1.1);
     await talk(call, spoken, answered);
     call.browser.sendDigit(5);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(
+      "the digit's 8 packets at the destination",
+      () => call.peer.received.filter((p) => payloadType(p) === 101).length >= 8,
+      5_000,
+    );
 
     // Browser to destination: plain G.711 RTP (172-byte packets, no SRTP tag) whose audio is the browser's.
     const voice = call.peer.received.filter((p) => payloadType(p) === 0);
@@ -263,7 +273,7 @@ describe("the WebRTC bridge", () => {
     for (const epoch of [0, 1])
       stranger.socket.send(Buffer.from([21, 0xfe, 0xfd, 0, epoch, 0, 0, 0, 0, 0, 9, 0, 2, 1, 0]), port, "127.0.0.1");
     stranger.socket.send(Buffer.alloc(172, 0x80), port, "127.0.0.1");
-    for (let i = 0; i < 50 && call.leg.strangerPackets < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until("the stranger's datagrams seen", () => call.leg.strangerPackets >= 3, 5_000).catch(() => {});
     expect(call.leg.strangerPackets).toBe(3);
     const answered = sweep(1, 1.7);
     await talk(call, sweep(1, 0.2), answered);

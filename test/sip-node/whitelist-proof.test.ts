@@ -17,7 +17,7 @@ import { MediaEngine } from "../../sip-node/media/engine.ts";
 import { TcpTransport } from "../../sip-node/sip/tcp-transport.ts";
 import { TransactionLayer, type TimerValues } from "../../sip-node/sip/transactions.ts";
 import { TransportSet, UdpTransport } from "../../sip-node/sip/transport.ts";
-import { pause } from "./harness.ts";
+import { freeSipPort, pause, until } from "./harness.ts";
 
 const NODE = "127.0.0.1";
 const CLAIMED = "127.0.0.3";
@@ -73,8 +73,11 @@ async function startNode(): Promise<number> {
     callsPerSecondPerSource: 2,
     log: () => {},
   });
-  const udp = await UdpTransport.bind(NODE, 0);
-  const tcp = await TcpTransport.bind(NODE, udp.local.port, NODE);
+  // A port free for both (below the ephemeral range): UDP on port 0, then TCP on the same number, raced
+  // with any outgoing connection handed that port (EADDRINUSE).
+  const port = await freeSipPort();
+  const udp = await UdpTransport.bind(NODE, port);
+  const tcp = await TcpTransport.bind(NODE, port, NODE);
   const layer = new TransactionLayer(new TransportSet(udp, { tcp }), b2bua, FAST);
   b2bua.attach(layer);
   closers.push(() => layer.close());
@@ -98,14 +101,19 @@ function request(method: string, src: string): string {
   ].join("\r\n");
 }
 
-async function sendFrom(src: string, port: number, payload: string): Promise<string[]> {
+/** Sends `payload` from `src`: the answer once it came (within 5 s), or, with `answered` false, whatever came in 150 ms (nothing, it should). */
+async function sendFrom(src: string, port: number, payload: string, answered = false): Promise<string[]> {
   const socket = createSocket("udp4");
   const replies: string[] = [];
   socket.on("message", (m) => replies.push(m.toString()));
   await new Promise<void>((resolve) => socket.bind(0, src, resolve));
   socket.send(Buffer.from(payload), port, NODE);
-  await pause(150);
-  socket.close();
+  try {
+    if (answered) await until(`an answer to ${src}`, () => replies.length > 0, 5_000);
+    else await pause(150); // deliberate: a window in which no answer may come
+  } finally {
+    socket.close();
+  }
   return replies;
 }
 
@@ -114,7 +122,7 @@ const proofHeader = (reply: string) => /^X-Call-Shield-Proof: (.*)$/im.exec(repl
 describe("proof of control on the node", () => {
   it("answers an OPTIONS from a claimed range with its codes, and nothing else from it", async () => {
     const port = await startNode();
-    const [answer] = await sendFrom(CLAIMED, port, request("OPTIONS", CLAIMED));
+    const [answer] = await sendFrom(CLAIMED, port, request("OPTIONS", CLAIMED), true);
     expect(answer).toMatch(/^SIP\/2\.0 200 /);
     expect(proofHeader(answer!)).toBe("CLAIMEDCODE00001");
     expect(await sendFrom(CLAIMED, port, request("INVITE", CLAIMED))).toEqual([]);
@@ -123,7 +131,7 @@ describe("proof of control on the node", () => {
 
   it("adds the code of a wider range awaiting proof to a whitelisted peer's answer", async () => {
     const port = await startNode();
-    const [answer] = await sendFrom(NODE, port, request("OPTIONS", NODE));
+    const [answer] = await sendFrom(NODE, port, request("OPTIONS", NODE), true);
     expect(answer).toMatch(/^SIP\/2\.0 200 /);
     expect(proofHeader(answer!)).toBe("WIDECODE00000002");
   });
