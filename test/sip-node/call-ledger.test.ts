@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freeUdpPort, openAccount, pause, sipp, startStack, uac, type Stack, type TestAccount } from "./harness.ts";
+import { answersFrom, freeUdpPort, openAccount, pause, sippServer, startStack, uac, type Stack, type TestAccount } from "./harness.ts";
 import { startLinkProxy, startNodeProcess, type LinkProxy, type NodeProcess } from "./node-process.ts";
 
 const LEASE_SECONDS = 3;
@@ -50,18 +50,18 @@ async function perSecondAccount(destinationPort: number): Promise<TestAccount> {
   return account;
 }
 
-async function nodeProcess(env: Record<string, string>) {
+/** The node as its own process, once it answers `account`'s address (it reads the whitelist as it starts). */
+async function nodeProcess(account: TestAccount, env: Record<string, string>) {
   const node = await startNodeProcess(stack, { NODE_HEARTBEAT_SECONDS: "1", NODE_ID: "ledger-process", ...env });
   nodes.push(node);
-  // The node learns the account's whitelist range on its next poll (every 2 s).
-  await pause(2_500);
+  await answersFrom(node.port, account.src);
   return node;
 }
 
 /** sipp as the destination for `calls` calls, for up to `seconds`. */
 function destination(port: number, calls: number, seconds = 90) {
   const scenario = new URL("./scenarios/uas.xml", import.meta.url).pathname;
-  return sipp(["-sf", scenario, "-i", "127.0.0.1", "-p", String(port), "-m", String(calls)], seconds);
+  return sippServer(["-sf", scenario, "-i", "127.0.0.1", "-p", String(port), "-m", String(calls)], port, false, seconds);
 }
 
 /** harness.uac needs only the node's port of a stack. */
@@ -90,10 +90,10 @@ describe("a node killed with SIGKILL", () => {
     const port = await freeUdpPort();
     const account = await perSecondAccount(port);
     const spool = mkdtempSync(join(tmpdir(), "ledger-kill-"));
-    const first = await nodeProcess({ MEDIA_SPOOL_DIR: spool });
+    const first = await nodeProcess(account, { MEDIA_SPOOL_DIR: spool });
     // Two calls it never hears the end of (their BYE never comes: it gives up after 40 s), then one more.
     const callee = destination(port, 3, 40);
-    await pause(200);
+    await callee.listening;
     // Two calls held until a BYE that never comes (the node dies).
     void uac(through(first), account.src, "uac-callee-bye.xml");
     void uac(through(first), account.src, "uac-callee-bye.xml");
@@ -137,7 +137,7 @@ describe("a node killed with SIGKILL", () => {
     }
 
     // The ports are free again: a new call through the restarted node is admitted and completes.
-    await pause(2_000); // the restarted node's whitelist poll
+    await answersFrom(second.port, account.src);
     const caller = await uac(through(second), account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
     await until(
@@ -154,19 +154,19 @@ describe("a node cut off from the Worker for longer than the lease", () => {
     const port = await freeUdpPort();
     const account = await perSecondAccount(port);
     proxy = await startLinkProxy(stack.api);
-    const node = await nodeProcess({ WORKER_URL: proxy.url, MEDIA_SPOOL_DIR: mkdtempSync(join(tmpdir(), "ledger-cut-")) });
+    const node = await nodeProcess(account, { WORKER_URL: proxy.url, MEDIA_SPOOL_DIR: mkdtempSync(join(tmpdir(), "ledger-cut-")) });
     const callee = destination(port, 2);
-    await pause(200);
+    await callee.listening;
     // A talks 6 s and hangs up (during the cut); B stays up until the ledger's answer ends it.
     const talker = uac(through(node), account.src, "uac-talk.xml", "14155550123", { TALK_MS: "6000" });
     const holder = uac(through(node), account.src, "uac-callee-bye.xml");
     await until("two calls up", async () => (await activeCalls(account)) === 2, 10_000);
-    await pause(500);
+    await pause(500); // deliberate: the calls talk a moment on a working link (heartbeats renew them) before the cut
     proxy.cut();
     // The lease lapses: the ledger ends both calls as node_lost and frees the ports, while they go on.
     await until("the ledger ended both calls", async () => (await activeCalls(account)) === 0, (LEASE_SECONDS + 5) * 1000);
     expect((await talker).code).toBe(0); // A hung up during the cut
-    await pause(1_000);
+    await pause(1_000); // deliberate: the link stays cut a while after A's end, whose report keeps failing meanwhile
     const restoredAt = Date.now();
     proxy.restore();
     expect((await holder).code).toBe(0); // B hung up by the node once the ledger answered it had ended it
@@ -204,12 +204,12 @@ describe("a node killed while cut off, after a call ended", () => {
     const account = await perSecondAccount(port);
     proxy = await startLinkProxy(stack.api);
     const spool = mkdtempSync(join(tmpdir(), "ledger-journal-"));
-    const first = await nodeProcess({ WORKER_URL: proxy.url, MEDIA_SPOOL_DIR: spool });
+    const first = await nodeProcess(account, { WORKER_URL: proxy.url, MEDIA_SPOOL_DIR: spool });
     const callee = destination(port, 1, 40);
-    await pause(200);
+    await callee.listening;
     const talker = uac(through(first), account.src, "uac-talk.xml", "14155550123", { TALK_MS: "4000" });
     await until("the call up", async () => (await activeCalls(account)) === 1, 10_000);
-    await pause(300);
+    await pause(300); // deliberate: the call talks a moment on a working link before the cut
     proxy.cut();
     expect((await talker).code).toBe(0); // ended during the cut: its end waits in the journal
     expect((await callee).code).toBe(0);

@@ -4,12 +4,12 @@ import {
   endedCall,
   freeUdpPort,
   openAccount,
-  pause,
   sendRaw,
   startStack,
   syncLedger,
   uac,
   uas,
+  until,
   type Stack,
   type TestAccount,
 } from "./harness.ts";
@@ -27,13 +27,8 @@ afterAll(async () => {
 
 /** Polls until the Worker has the call's end (the node reports it just after the last message). */
 async function ledgerCall(account: TestAccount): Promise<any> {
-  for (let i = 0; i < 40; i++) {
-    const ledger = await account.call("/api/customer/ledger");
-    const entry = ledger.items.find((e: any) => e.type === "call");
-    if (entry) return entry;
-    await pause(100);
-  }
-  return null;
+  const entry = async () => (await account.call("/api/customer/ledger")).items.find((e: any) => e.type === "call");
+  return until("the call's ledger entry", entry, 10_000, 100).catch(() => null);
 }
 
 async function balance(account: TestAccount) {
@@ -45,7 +40,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);
@@ -59,7 +54,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port, { transport: "tcp" });
     const callee = uas("uas.xml", port, true);
-    await pause(300);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac.xml", "14155550123", {}, true);
     expect(caller.code, caller.output).toBe(0);
     const answered = await callee;
@@ -71,7 +66,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-late-offer.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac-late-offer.xml");
     expect(caller.code, caller.output).toBe(0);
     const answered = await callee;
@@ -84,7 +79,7 @@ describe("calls through the node", () => {
     const account = await openAccount(stack, port);
     // -nr: sipp would answer our repeated ACK by repeating its 200 again, for ever.
     const callee = uas("uas-reack.xml", port, false, {}, 1, ["-nr"]);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
     const reacked = await callee;
@@ -95,11 +90,11 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-busy.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "486", ANI: "14155550100" });
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);
-    await pause(300);
+    await until("the port given back", async () => (await balance(account)).active_calls === 0, 5_000, 100).catch(() => {});
     expect((await balance(account)).active_calls).toBe(0);
   });
 
@@ -107,7 +102,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-ring.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac-cancel.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code, "the destination saw the CANCEL").toBe(0);
@@ -117,7 +112,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-ring.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "480", ANI: "14155550100" });
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code, "the destination saw the CANCEL").toBe(0);
@@ -156,12 +151,13 @@ describe("calls through the node", () => {
   it("refuses with 402 when the credit cannot pay the minimum", async () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
+    // One wrangler d1 execute for both statements (each costs a process start of a few seconds).
     await stack.sql(
       "INSERT OR IGNORE INTO plans " +
         "(code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
-        "VALUES ('pricey', 'Pricey', 0, 2, 1000000000, 60, 0, 90)",
+        "VALUES ('pricey', 'Pricey', 0, 2, 1000000000, 60, 0, 90); " +
+        `UPDATE customers SET plan_code = 'pricey', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`,
     );
-    await stack.sql(`UPDATE customers SET plan_code = 'pricey', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
     await syncLedger(account);
     const caller = await uac(stack, account.src, "uac-rejected.xml", "14155550123", { CODE: "402", ANI: "14155550100" });
     expect(caller.code, caller.output).toBe(0);
@@ -183,7 +179,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-hold.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac-hold.xml");
     expect(caller.code, caller.output).toBe(0);
     const held = await callee;
@@ -195,7 +191,7 @@ describe("calls through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-bye.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac-callee-bye.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);
@@ -211,7 +207,7 @@ describe("calls through the node", () => {
       const port = await freeUdpPort();
       const account = await openAccount(stack, port, { auth_username: "trunk7", auth_password: "digest-pass-7", auth_realm: "sbc.test" });
       const callee = uas(scenario, port);
-      await pause(200);
+      await callee.listening;
       const caller = await uac(stack, account.src, "uac.xml");
       expect(caller.code, caller.output).toBe(0);
       const answered = await callee;
@@ -227,14 +223,12 @@ describe("calls through the node", () => {
     await stack.sql(
       "INSERT OR IGNORE INTO plans " +
         "(code, name, monthly_fee_micros, ports, per_minute_rate_micros, min_billable_seconds, active, sort_order) " +
-        "VALUES ('six-seconds', 'Six seconds', 0, 1, 50000000, 1, 0, 91)",
-    );
-    await stack.sql(
-      `UPDATE customers SET plan_code = 'six-seconds', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`,
+        "VALUES ('six-seconds', 'Six seconds', 0, 1, 50000000, 1, 0, 91); " +
+        `UPDATE customers SET plan_code = 'six-seconds', pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`,
     );
     await syncLedger(account);
     const callee = uas("uas-hungup.xml", port);
-    await pause(200);
+    await callee.listening;
     const started = Date.now();
     const caller = await uac(stack, account.src, "uac-callee-bye.xml");
     expect(caller.code, caller.output).toBe(0);
@@ -259,7 +253,7 @@ describe("calls through the node", () => {
     );
     await syncLedger(account);
     const callee = uas("uas.xml", divertPort);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);

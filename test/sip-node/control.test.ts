@@ -20,7 +20,7 @@ describe("POST /api/customer/destinations/{id}/check through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const destination = uas("uas-options.xml", port);
-    await new Promise((r) => setTimeout(r, 200));
+    await destination.listening;
     const checked = await account.call(`/api/customer/destinations/${account.destination.id}/check`, { method: "POST" });
     expect(checked).toMatchObject({ monitor_status: "up", monitor_last_code: 200, monitor_enabled: true, monitor_supported: true });
     expect(checked.monitor_rtt_ms).toBeGreaterThanOrEqual(0);

@@ -10,7 +10,7 @@ import { MediaEngine } from "../../sip-node/media/engine.ts";
 import { ALAW_TO_PCM, encodeAlaw } from "../../sip-node/media/g711.ts";
 import { readPcap, writePcapFile } from "../../sip-node/media/pcap.ts";
 import { parseWav } from "../../schema/wav.ts";
-import { freeUdpPort, openAccount, pause, startStack, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, pause, startStack, uac, uas, until, type Stack, type TestAccount } from "./harness.ts";
 
 const SIPP_MEDIA = "/usr/share/sip-tester";
 const SPEECH = `${SIPP_MEDIA}/g711a.pcap`;
@@ -74,7 +74,7 @@ async function callWithMedia(callerAudio: string, calleeAudio: string, destinati
   const port = await freeUdpPort();
   const account = await openAccount(stack, port, destination);
   const callee = uas("uas-media.xml", port, false, { AUDIO: calleeAudio });
-  await pause(200);
+  await callee.listening;
   const caller = await uac(stack, account.src, "uac-media.xml", "14155550123", { AUDIO: callerAudio, AUDIO_MS: "7600", DTMF: DTMF_1 });
   expect(caller.code, caller.output).toBe(0);
   expect((await callee).code).toBe(0);
@@ -162,7 +162,7 @@ describe("media through the node", () => {
     const account = await callWithMedia(SPEECH, tonePcap(2).path, { processing: "relay_only" });
     const call = await finishedCall(account, false);
     expect(call.qos.caller.packets).toBe(speech.length + 10);
-    await pause(500);
+    await pause(500); // deliberate: a window in which no recording may turn up
     expect((await account.call(`/api/calls/${call.id}`)).recording_available).toBe(false);
     expect((await download(account, `/api/calls/${call.id}/recording`)).status).toBe(404);
     expect((await download(account, `/api/calls/${call.id}/pcap`)).status).toBe(404);
@@ -172,14 +172,19 @@ describe("media through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-media.xml", port, false, { AUDIO: tonePcap(4).path });
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, account.src, "uac-media.xml", "14155550123", { AUDIO: SPEECH, AUDIO_MS: "7600", DTMF: DTMF_1 });
-    let id: string | undefined;
-    while (!id) {
-      id = (await account.call("/api/calls")).items?.find((c: any) => c.status === "active")?.id;
-      await pause(100);
-    }
-    await pause(2_000);
+    const id: string = await until(
+      "the call active",
+      async () => (await account.call("/api/calls")).items?.find((c: any) => c.status === "active")?.id,
+      10_000,
+      100,
+    );
+    // Until a second or two of media has gone each way (the callee's tone plays from the answer).
+    await until("media both ways", () => {
+      const stats = stack.node.b2bua.mediaStats(id);
+      return stats && stats.caller.packets > 40 && stats.callee.packets > 60;
+    });
     const live = stack.node.b2bua.mediaStats(id);
     expect(live?.caller.packets).toBeGreaterThan(40);
     expect(live?.callee.packets).toBeGreaterThan(60);
@@ -253,7 +258,7 @@ describe("media through the node", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-hungup.xml", port);
-    await pause(200);
+    await callee.listening;
     const started = Date.now();
     const caller = await uac(stack, account.src, "uac-silent.xml");
     expect(caller.code, caller.output).toBe(0);

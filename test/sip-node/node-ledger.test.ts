@@ -69,7 +69,7 @@ describe("calls reported to the call ledger", () => {
   it("admits with the caller's account and the node's boot, and reports answered then ended, numbered, under that boot", async () => {
     const { destinationPort, stack } = await start();
     const callee = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, CALLER, "uac-callee-bye.xml");
     const w = worker!;
     const ticket = await w.until(() => w.events().some((e) => e.event.type === "answered") && w.tickets[0]);
@@ -98,7 +98,7 @@ describe("calls reported to the call ledger", () => {
       ended: [],
     }));
     const callee = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, CALLER, "uac-callee-bye.xml");
     const answeredAt = await w.until(() => {
       const event = w.events().find((e) => e.event.type === "answered")?.event;
@@ -118,7 +118,7 @@ describe("calls reported to the call ledger", () => {
     const w = worker!;
     w.answerWith((report) => ({ grants: (report.live ?? []).map((c) => ({ call_id: c.call_id, granted_seconds: 5 })), ended: [] }));
     const callee = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, CALLER, "uac-callee-bye.xml");
     expect((await caller).code).toBe(0);
     expect((await callee).code).toBe(0);
@@ -134,7 +134,7 @@ describe("calls reported to the call ledger", () => {
     const { destinationPort, stack } = await start();
     const w = worker!;
     const callee = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, CALLER, "uac-callee-bye.xml");
     const ticket = await w.until(() => w.events().some((e) => e.event.type === "answered") && w.tickets[0]);
     w.answerWith(() => ({ grants: [], ended: [{ call_id: ticket.call_id, reason: "node_lost" }] }));
@@ -149,12 +149,14 @@ describe("a draining node", () => {
     const { destinationPort, stack } = await start({ env: { NODE_DRAIN_SECONDS: "2" } });
     const w = worker!;
     const callee = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, CALLER, "uac-callee-bye.xml");
     await w.until(() => w.events().some((e) => e.event.type === "answered"));
     const began = Date.now();
     const drained = node!.drain();
-    const replies = await sendRaw(stack, CALLER, invite(node!.port, `drain-${randomUUID()}`), 500);
+    const replies = await sendRaw(stack, CALLER, invite(node!.port, `drain-${randomUUID()}`), 1_500, (received) =>
+      received.some((r) => r.startsWith("SIP/2.0 5")),
+    );
     const refusal = replies.find((r) => r.startsWith("SIP/2.0 5"));
     expect(refusal).toMatch(/^SIP\/2\.0 503 /);
     expect(refusal).toMatch(/\r\nRetry-After: 2\r\n/i);
@@ -176,12 +178,12 @@ describe("a draining node", () => {
     const { destinationPort, stack } = await start({ env: { NODE_DRAIN_SECONDS: "30" } });
     const w = worker!;
     const callee = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, CALLER, "uac-callee-bye.xml");
     await w.until(() => w.events().some((e) => e.event.type === "answered"));
     const began = Date.now();
     const drained = node!.drain();
-    await pause(300);
+    await pause(300); // deliberate: the second signal comes a moment into the drain
     expect(node!.drain(0)).toBe(drained);
     await drained;
     expect(Date.now() - began).toBeLessThan(5_000);

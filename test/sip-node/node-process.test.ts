@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
-import { freeUdpPort, pause, sendRaw, uac, uas, type Stack } from "./harness.ts";
+import { freeUdpPort, sendRaw, uac, uas, until, type Stack } from "./harness.ts";
 import { startNodeProcess, type NodeProcess } from "./node-process.ts";
 
 const CALLER = "127.0.0.71";
@@ -56,12 +56,14 @@ describe("the node process", () => {
     const { w, destinationPort, stack } = await fakeWorker();
     const node = await nodeProcess(stack, { NODE_DRAIN_SECONDS: "1", MEDIA_SPOOL_DIR: mkdtempSync(join(tmpdir(), "node-proc-")) });
     const callee = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     const caller = uac(peerOf(node), CALLER, "uac-callee-bye.xml");
     await w.until(() => w.events().some((e) => e.event.type === "answered"));
     node.child.kill("SIGTERM");
-    await pause(100);
-    const replies = await sendRaw(peerOf(node), CALLER, invite(node.port), 400);
+    await until("the node to drain", () => /draining: no new calls/.test(node.output()), 5_000);
+    const replies = await sendRaw(peerOf(node), CALLER, invite(node.port), 1_000, (received) =>
+      received.some((r) => r.startsWith("SIP/2.0 5")),
+    );
     expect(replies.find((r) => r.startsWith("SIP/2.0 5"))).toMatch(/^SIP\/2\.0 503 [^]*\r\nRetry-After: 1\r\n/i);
     expect(await node.exited).toEqual({ code: 0, signal: null });
     const end = w.events().find((e) => e.event.type === "ended");
@@ -75,7 +77,7 @@ describe("the node process", () => {
     const spool = mkdtempSync(join(tmpdir(), "node-proc-"));
     const first = await nodeProcess(stack, { MEDIA_SPOOL_DIR: spool });
     const callee = uas("uas.xml", destinationPort);
-    await pause(200);
+    await callee.listening;
     await w.until(() => w.reports.length > 0); // the first heartbeat: this boot's id
     const firstBoot = w.reports[0]!.boot_id;
     w.failReports(503);

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createSocket } from "node:dgram";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freeUdpPort, openAccount, sendRaw, startStack, syncLedger, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, sendRaw, startStack, syncLedger, uac, uas, until, type Stack, type TestAccount } from "./harness.ts";
 
 const torture = new URL("./testdata/rfc4475/", import.meta.url);
 const files = readdirSync(torture).filter((f) => f.endsWith(".dat"));
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 async function callStillConnects() {
   const callee = uas("uas.xml", port);
-  await new Promise((r) => setTimeout(r, 200));
+  await callee.listening;
   const caller = await uac(stack, peer.src, "uac.xml");
   expect(caller.code, caller.output).toBe(0);
   expect((await callee).code).toBe(0);
@@ -85,7 +85,7 @@ describe("RFC 4475 torture messages", () => {
       recorded = (await flooder.call("/api/calls?limit=1")).total;
     }
     expect(recorded).toBe(trying.length);
-    // A second later the source may call again.
+    // A second later the source may call again (deliberate: its bucket refills).
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await inviteBurst(flooder.src, 1)).filter((r) => r.startsWith("SIP/2.0 100 "))).toHaveLength(1);
   }, 60_000);
@@ -145,8 +145,10 @@ function inviteBurst(src: string, count: number): Promise<string[]> {
         socket.send(Buffer.from(invite), stack.node.port, "127.0.0.1");
       }
       // One answer per call (a 503 is retransmitted until ACKed, which this sender never does);
-      // later answers (480 after the no-answer timeout) are left out.
-      setTimeout(() => socket.close(() => resolve(firstAnswers(replies))), 1_000);
+      // later answers (480 after the no-answer timeout) are left out. Every call answered, or 10 s.
+      void until("an answer to every INVITE", () => firstAnswers(replies).length >= count, 10_000)
+        .catch(() => {})
+        .then(() => socket.close(() => resolve(firstAnswers(replies))));
     });
   });
 }

@@ -68,7 +68,7 @@ describe("the call's sip-log.jsonl", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);
@@ -112,7 +112,7 @@ describe("the call's sip-log.jsonl", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port, { transport: "tcp" });
     const callee = uas("uas.xml", port, true);
-    await pause(300);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac.xml", "14155550123", {}, true);
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);
@@ -128,7 +128,7 @@ describe("the call's sip-log.jsonl", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port, { auth_username: "trunk7", auth_password: "digest-pass-7", auth_realm: "sbc.test" });
     const callee = uas("uas-challenge-401.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);
@@ -155,7 +155,7 @@ describe("the call's sip-log.jsonl", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port);
     const callee = uas("uas-ring.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = await uac(stack, account.src, "uac-cancel.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await callee).code).toBe(0);

@@ -23,7 +23,7 @@ import { serializeMessage } from "../../sip-node/sip/serializer.ts";
 import { responseTo } from "../../sip-node/sip/transactions.ts";
 import { BYTES_PER_SECOND, sample } from "../../sip-node/origination/samples.ts";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
-import { freeSipPort, freeUdpPort, pause, uas } from "./harness.ts";
+import { freeSipPort, freeUdpPort, uas } from "./harness.ts";
 import { selfSignedCertificate } from "./certificates.ts";
 import { startLocalPhone } from "../../scripts/lib/local-phone.mjs";
 
@@ -83,6 +83,11 @@ const command = (extra: Partial<OriginateCommand> = {}): OriginateCommand => ({
 const statuses = (w: FakeWorker, id: string) => w.progress.filter((p) => p.test_call_id === id).map((p) => p.progress.status);
 const final = (w: FakeWorker, id: string) =>
   w.progress.find((p) => p.test_call_id === id && ["done", "failed", "cancelled"].includes(p.progress.status))?.progress;
+/** Waits for `n` more reports (heartbeats, every NODE_HEARTBEAT_SECONDS) to reach the Worker. */
+async function heartbeats(w: FakeWorker, n: number) {
+  const seen = w.reports.length;
+  await w.until(() => w.reports.length >= seen + n);
+}
 const ended = (w: FakeWorker) => w.events().find((e) => e.event.type === "ended")?.event as EndedEvent | undefined;
 
 /** Where `needle` starts in `haystack` (exact samples), or -1. */
@@ -111,8 +116,8 @@ describe("a verification call the node places", () => {
       expect(w.progress.filter((p) => p.test_call_id === asked.test_call_id).every((p) => !p.progress.call_id)).toBe(true);
       expect(heard).toEqual(["[local phone] 14155550123 answered a verification call and heard the code 407193"]);
       expect(invites[0]).toContain("\r\nX-Call-Shield-Account: eyJhbGciOiJFZERTQSJ9.e30.c2ln\r\n");
-      // Let a heartbeat or two go by: the call is never named to the ledger, live or ended, and nothing is uploaded.
-      await pause(1_200);
+      // Two more heartbeats (every 0.5 s) go by: the call is never named to the ledger, live or ended, and nothing is uploaded.
+      await heartbeats(w, 2);
       expect(w.events()).toEqual([]);
       expect(w.reports.flatMap((r) => r.live ?? [])).toEqual([]);
       expect(w.uploads).toEqual([]);
@@ -130,7 +135,7 @@ describe("a test call the node places", () => {
     });
     // sipp echoes every RTP packet it receives: the recording's callee side is what reached it.
     const far = uas("uas-challenge-401.xml", destinationPort, false, {}, 1, ["-rtp_echo"]);
-    await pause(200);
+    await far.listening;
     const asked = command({ seconds: 2 });
     expect(node!.originator.originate(asked)).toEqual({ accepted: true, test_call_id: asked.test_call_id });
 
@@ -196,7 +201,7 @@ describe("a test call the node places", () => {
   it("ends when the far end hangs up first (ended by the callee), speaking A-law when that is what it answered", async () => {
     const { destinationPort, w } = await start();
     const far = uas("uas-bye.xml", destinationPort);
-    await pause(200);
+    await far.listening;
     const asked = command({ seconds: 5 });
     node!.originator.originate(asked);
     expect((await far).code).toBe(0);
@@ -209,7 +214,7 @@ describe("a test call the node places", () => {
   it("reaches a TCP destination, and hears its BYE on the same connection", async () => {
     const { destinationPort, w } = await start({ destination: { transport: "tcp" } });
     const far = uas("uas-bye.xml", destinationPort, true);
-    await pause(200);
+    await far.listening;
     const asked = command({ seconds: 5 });
     node!.originator.originate(asked);
     expect((await far).code).toBe(0);
@@ -262,13 +267,13 @@ describe("a test call the node places", () => {
   it("is named in the node's heartbeats while up, and a drain ends it and refuses new ones", async () => {
     const { destinationPort, w } = await start();
     const far = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await far.listening;
     const asked = command({ seconds: 60 });
     node!.originator.originate(asked);
     const ticket = await w.until(() => statuses(w, asked.test_call_id).includes("answered") && w.tickets[0]);
     await w.until(() => w.reports.some((r) => r.live?.some((c) => c.call_id === ticket.call_id)));
     const draining = node!.drain(0.3);
-    await pause(50);
+    // drain() stops taking calls before it returns.
     expect(() => node!.originator.originate(command())).toThrow(/draining/);
     await draining;
     node = null;
@@ -295,7 +300,7 @@ describe("a test call the node places", () => {
     const speech = "/usr/share/sip-tester/g711a.pcap";
     const talking = uas("uas-media.xml", agentPort, false, { AUDIO: speech });
     const number = uas("uas-hungup-pcma.xml", destinationPort, false, {}, 1, ["-rtp_echo"]);
-    await pause(200);
+    await Promise.all([talking.listening, number.listening]);
     const asked = command({ seconds: 3, agent_destination_id: agent.id, instruction: "Ask whether the route sounds clear." });
     node!.originator.originate(asked);
     expect((await number).code).toBe(0);
@@ -344,7 +349,7 @@ describe("a test call the node places", () => {
   it("is cut at the talk time the credit covers, as any call (credit_exhausted)", async () => {
     const { destinationPort, w } = await start({ grantedSeconds: 1 });
     const far = uas("uas-hungup.xml", destinationPort);
-    await pause(200);
+    await far.listening;
     const asked = command({ seconds: 30 });
     node!.originator.originate(asked);
     expect((await far).code).toBe(0);
@@ -361,7 +366,7 @@ describe("a test call the node places", () => {
   ])("fails with the far end's %i and its reason", async (code, reason) => {
     const { destinationPort, w } = await start();
     const far = uas("uas-reject.xml", destinationPort, false, { CODE: String(code), REASON: reason });
-    await pause(200);
+    await far.listening;
     const asked = command();
     node!.originator.originate(asked);
     expect((await far).code).toBe(0);
@@ -380,7 +385,7 @@ describe("a test call the node places", () => {
   it("sends CANCEL when nobody answers within the ring timeout, and fails (408, ended by timeout)", async () => {
     const { destinationPort, w } = await start();
     const far = uas("uas-ring.xml", destinationPort);
-    await pause(200);
+    await far.listening;
     const asked = command({ ring_timeout_seconds: 1 });
     node!.originator.originate(asked);
     // The scenario passes only once it has received the CANCEL.
@@ -394,7 +399,7 @@ describe("a test call the node places", () => {
   it("is withdrawn by cancel_test_call while ringing: CANCEL, cancelled", async () => {
     const { destinationPort, w } = await start();
     const far = uas("uas-ring.xml", destinationPort);
-    await pause(200);
+    await far.listening;
     const asked = command();
     node!.originator.originate(asked);
     await w.until(() => statuses(w, asked.test_call_id).includes("ringing"));
@@ -415,7 +420,8 @@ describe("a test call the node places", () => {
       sip_reason: "insufficient_balance",
     });
     expect(node!.originator.activeCalls).toBe(0);
-    await pause(200);
+    // A heartbeat (every 0.5 s) goes by, carrying any event the node had: none.
+    await heartbeats(w, 1);
     expect(w.events()).toEqual([]);
   });
 });

@@ -37,7 +37,7 @@ describe("transfers", () => {
     const account = await openAccount(stack, port);
     // The destination takes two calls: the original and the transfer target's.
     const callee = uas("uas-hungup.xml", port, false, {}, 2);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, account.src, "uac-talk.xml", "14155550123", { TALK_MS: "3000" });
     const up = await callInState(account, (c) => c.status === "active");
 
@@ -65,7 +65,7 @@ describe("transfers", () => {
     const port = await freeUdpPort();
     const account = await openAccount(stack, port, { transfer_mode: "refer" });
     const callee = uas("uas-hungup.xml", port);
-    await pause(200);
+    await callee.listening;
     const caller = uac(stack, account.src, "uac-refer.xml", "14155550123", { TARGET: "15550002222" });
     const up = await callInState(account, (c) => c.status === "active");
 
@@ -88,7 +88,7 @@ describe("transfers", () => {
     const account = await openAccount(stack, port);
     const other = await openAccount(stack, port);
     const callee = uas("uas.xml", port);
-    await pause(200);
+    await callee.listening;
     expect((await uac(stack, account.src, "uac.xml")).code).toBe(0);
     await callee;
     const ended = await callInState(account, (c) => c.status === "completed");
