@@ -90,7 +90,9 @@ async function migratedState(): Promise<string | null> {
   const hash = createHash("sha256");
   hash.update(readFileSync(join(root, "wrangler.toml")));
   const migrations = join(root, "schema/migrations");
-  for (const name of readdirSync(migrations).filter((n) => n.endsWith(".sql")).sort()) {
+  for (const name of readdirSync(migrations)
+    .filter((n) => n.endsWith(".sql"))
+    .sort()) {
     hash.update(name).update(readFileSync(join(migrations, name)));
   }
   const template = join(tmpdir(), `sip-stack-migrated-${hash.digest("hex").slice(0, 16)}`);
