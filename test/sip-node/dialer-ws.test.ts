@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import { freeUdpPort, openAccount, pause, startStack, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, pause, startStack, uas, until, type Stack, type TestAccount } from "./harness.ts";
 import { workerClient } from "../../sip-node/control/worker-client.ts";
 import { NodeBrowser } from "./webrtc-browser.ts";
 
@@ -123,12 +123,11 @@ class SipSocket {
 
 /** The call's record once its end has reached the Worker. */
 async function ended(callId: string | null): Promise<any> {
-  for (let i = 0; i < 60; i++) {
-    const call = await account.call(`/api/calls/${callId}`);
-    if (call?.status && call.status !== "ringing" && call.status !== "active") return call;
-    await pause(100);
-  }
-  return null;
+  const call = async () => {
+    const found = await account.call(`/api/calls/${callId}`);
+    return found?.status && found.status !== "ringing" && found.status !== "active" && found;
+  };
+  return until("the call's end at the Worker", call, 10_000, 100).catch(() => null);
 }
 
 const statusOf = (response: string) => Number(response.slice(8, 11));
@@ -183,7 +182,7 @@ describe("a call from a browser", () => {
   it("is placed with a good token: WebRTC media bridged to the destination, hung up from the browser, recorded as origin dialer and charged", async () => {
     const token = await mint(account);
     const destination = uas("uas.xml", uasPort);
-    await pause(300);
+    await destination.listening;
     const browser = await NodeBrowser.offer();
     const client = await SipSocket.open();
     const callId = client.request("INVITE", { token, sdp: browser.offerSdp });
@@ -199,7 +198,7 @@ describe("a call from a browser", () => {
       browser.sendFrame(
         Int16Array.from({ length: 160 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * (frame * 160 + i)) / 8000))),
       );
-      await pause(20);
+      await pause(20); // deliberate: a frame every 20 ms
     }
     const live = await account.call("/api/customer/live-calls");
     expect(live.items.map((c: any) => c.call_id ?? c.id)).toContain(recordId);
@@ -217,7 +216,7 @@ describe("a call from a browser", () => {
   it("keeps the browser's WebRTC session as it is: the destination's re-INVITE is answered by the node, the browser's refused 488", async () => {
     const token = await mint(account);
     const destination = uas("uas-dialer-reinvite.xml", uasPort);
-    await pause(300);
+    await destination.listening;
     const browser = await NodeBrowser.offer();
     const client = await SipSocket.open();
     const callId = client.request("INVITE", { token, sdp: browser.offerSdp });
@@ -228,7 +227,7 @@ describe("a call from a browser", () => {
     client.request("ACK", { callId, toTag });
     for (let frame = 0; frame < 40; frame++) {
       browser.sendFrame(new Int16Array(160).fill(1000));
-      await pause(20);
+      await pause(20); // deliberate: a frame every 20 ms
     }
     // Nothing of the destination's refresh reached the browser.
     expect(client.received.filter((m) => m.startsWith("INVITE "))).toEqual([]);
@@ -246,7 +245,7 @@ describe("a call from a browser", () => {
   it("hears the destination's BYE over its WebSocket, addressed to its .invalid Contact", async () => {
     const token = await mint(account);
     const destination = uas("uas-bye.xml", uasPort);
-    await pause(300);
+    await destination.listening;
     const browser = await NodeBrowser.offer();
     const client = await SipSocket.open();
     const callId = client.request("INVITE", { token, sdp: browser.offerSdp });
@@ -270,7 +269,7 @@ describe("a call from a browser", () => {
   it("is cancelled from the browser while it rings: 487, the destination cancelled, nothing charged", async () => {
     const token = await mint(account);
     const destination = uas("uas-ring.xml", uasPort);
-    await pause(300);
+    await destination.listening;
     const browser = await NodeBrowser.offer();
     const client = await SipSocket.open();
     const branch = `z9hG4bK${randomBytes(8).toString("hex")}`;
@@ -291,7 +290,7 @@ describe("a call from a browser", () => {
   it("ends at once when the browser's WebSocket closes without a BYE (a closed tab)", async () => {
     const token = await mint(account);
     const destination = uas("uas.xml", uasPort);
-    await pause(300);
+    await destination.listening;
     const browser = await NodeBrowser.offer();
     const client = await SipSocket.open();
     const callId = client.request("INVITE", { token, sdp: browser.offerSdp });
@@ -299,7 +298,14 @@ describe("a call from a browser", () => {
     expect(statusOf(ok)).toBe(200);
     await browser.accept(bodyOf(ok));
     client.request("ACK", { callId, toTag: /^To:.*;tag=([^;\s]+)/im.exec(ok)![1]! });
-    await pause(300);
+    // The call is up at the Worker before the tab closes.
+    const recordId = headerOf(ok, "X-Call-Id");
+    await until(
+      "the call live at the Worker",
+      async () => (await account.call("/api/customer/live-calls")).items.some((c: any) => (c.call_id ?? c.id) === recordId),
+      10_000,
+      100,
+    );
     const closedAt = Date.now();
     client.close();
     // The destination is sent its BYE (its scenario ends with it) long before the media timeout.
@@ -359,6 +365,7 @@ describe("a call from a browser", () => {
   });
 
   it("takes a few calls a second from one address: a burst of guessed tokens gets 503 with Retry-After past that", async () => {
+    // Deliberate: the earlier tests' INVITEs from this address are more than a second old, so its bucket is full.
     await pause(1_200);
     const client = await SipSocket.open();
     const guesses = Array.from({ length: 8 }, (_, i) =>

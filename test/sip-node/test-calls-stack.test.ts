@@ -142,7 +142,7 @@ describe("a test call through the stack", () => {
     const account = await accountWithKey(port);
     // sipp echoes the RTP it receives: the recording's callee side is what reached it.
     const far = uas("uas.xml", port, false, {}, 1, ["-rtp_echo"]);
-    await pause(200);
+    await far.listening;
     heard.caller = `${SAMPLE_TEXTS.announcement} ${SAMPLE_TEXTS.route_test}`;
     const placed = await account.api("/api/customer/test-calls", { number: "+14155550123", seconds: 5 });
     expect(placed.status, JSON.stringify(placed.body)).toBe(202);
@@ -177,7 +177,7 @@ describe("a test call through the stack", () => {
     const port = await freeUdpPort();
     const account = await accountWithKey(port);
     const far = uas("uas-busy.xml", port);
-    await pause(200);
+    await far.listening;
     const placed = await account.api("/api/customer/test-calls", { number: "+14155550123", seconds: 5 });
     const testCall = await testCallEnd(account, placed.body.id);
     expect((await far).code).toBe(0);
@@ -188,7 +188,7 @@ describe("a test call through the stack", () => {
     const port = await freeUdpPort();
     const account = await accountWithKey(port);
     const far = uas("uas-ring.xml", port);
-    await pause(200);
+    await far.listening;
     const placed = await account.api("/api/customer/test-calls", { number: "+14155550123", seconds: 5 });
     await until("ringing", async () => (await account.api(`/api/customer/test-calls/${placed.body.id}`)).body.status === "ringing");
     const cancelled = await account.api(`/api/customer/test-calls/${placed.body.id}/cancel`, {});
@@ -206,7 +206,7 @@ describe("a test call through the stack", () => {
     await verify(account, "+14155550177");
 
     const far = uas("uas.xml", port);
-    await pause(200);
+    await far.listening;
     heard.caller = `${SAMPLE_TEXTS.announcement} ${SAMPLE_TEXTS.scam_sample}`;
     const placed = await account.api("/api/customer/test-calls", { number: "+14155550177", seconds: 5, speech: "scam_sample" });
     expect(placed.status, JSON.stringify(placed.body)).toBe(202);
@@ -230,7 +230,7 @@ describe("a test call through the stack", () => {
     const speech = "/usr/share/sip-tester/g711a.pcap";
     const talking = uas("uas-media.xml", agentPort, false, { AUDIO: speech });
     const number = uas("uas-hungup-pcma.xml", port, false, {}, 1, ["-rtp_echo"]);
-    await pause(200);
+    await Promise.all([talking.listening, number.listening]);
     const placed = await account.api("/api/customer/test-calls", {
       number: "+14155550188",
       seconds: 5,
