@@ -8,10 +8,7 @@ const root = new URL("../..", import.meta.url).pathname;
 export async function startWranglerDev({ port, host = "127.0.0.1", persistTo, vars = {}, config, stdio = "inherit" }) {
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" };
   const common = [...(config ? ["--config", config] : []), ...(persistTo ? ["--persist-to", persistTo] : [])];
-  if (!config) {
-    const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...common], { cwd: root, env, stdio });
-    if (migrate.status !== 0) throw new Error("wrangler d1 migrations apply failed");
-  }
+  if (!config) applyMigrations(common, env, stdio);
   const varFlags = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const child = spawn(
     "wrangler",
@@ -41,4 +38,21 @@ async function waitForHealth(base, child, path) {
     await new Promise((r) => setTimeout(r, 300));
   }
   throw new Error(`${base}${path} did not answer within 120 s`);
+}
+
+/**
+ * Applies the D1 migrations to the local database. A busy machine can make one attempt fail
+ * (local D1 locked by a process still closing it, workerd slow to start): tried three times, and
+ * a last failure says what wrangler printed.
+ */
+function applyMigrations(common, env, stdio) {
+  let output = "";
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...common], { cwd: root, env, encoding: "utf8" });
+    output = `${migrate.stdout ?? ""}${migrate.stderr ?? ""}`;
+    if (stdio === "inherit") process.stdout.write(output);
+    if (migrate.status === 0) return;
+    spawnSync("sleep", [String(attempt)]);
+  }
+  throw new Error(`wrangler d1 migrations apply failed three times; last output:\n${output.slice(-2000)}`);
 }
