@@ -15,17 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeTcpPort } from "../../scripts/lib/ports.mjs";
 import { ULAW_TO_PCM } from "../../sip-node/media/g711.ts";
 import { writePcapFile, type PcapRecord } from "../../sip-node/media/pcap.ts";
-import {
-  freeUdpPort,
-  openAccount,
-  pause,
-  startStack,
-  syncLedger,
-  uas,
-  type SippResult,
-  type Stack,
-  type TestAccount,
-} from "../sip-node/harness.ts";
+import { freeUdpPort, openAccount, pause, startStack, syncLedger, uas, type Stack, type TestAccount } from "../sip-node/harness.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const RESULTS = new URL("../../test-results/", import.meta.url).pathname;
@@ -121,11 +111,11 @@ beforeAll(async () => {
   ]);
   uasPort = await freeUdpPort();
   account = await openAccount(stack, uasPort);
-  await stack.sql(`UPDATE customers SET dialer_enabled = 1, pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'`);
-  // A verified number of the account, offered by the page as the call's caller ID.
+  // A verified number of the account, offered by the page as the call's caller ID (one wrangler d1 execute for both).
   const now = new Date().toISOString();
   await stack.sql(
-    `INSERT INTO verified_numbers (id, customer_id, number, label, verified_at, verification_method, created_at, updated_at) VALUES ('${crypto.randomUUID()}', '${account.id}', '+14155550100', 'Fraud desk', '${now}', 'call', '${now}', '${now}')`,
+    `UPDATE customers SET dialer_enabled = 1, pilot_ends_at = '2020-01-01T00:00:00.000Z' WHERE id = '${account.id}'; ` +
+      `INSERT INTO verified_numbers (id, customer_id, number, label, verified_at, verification_method, created_at, updated_at) VALUES ('${crypto.randomUUID()}', '${account.id}', '+14155550100', 'Fraud desk', '${now}', 'call', '${now}', '${now}')`,
   );
   await syncLedger(account);
   // The destination's media address: everything that reaches it is captured.
@@ -177,8 +167,8 @@ describe("the web dialer in Chromium", () => {
   });
 
   it("calls through the node: the browser's audio reaches the destination and the recording, DTMF too; hung up from the page, charged, origin dialer", async () => {
-    const destination: Promise<SippResult> = uas("uas-dialer.xml", uasPort, false, { RTP_PORT: String(media.address().port) });
-    await pause(300);
+    const destination = uas("uas-dialer.xml", uasPort, false, { RTP_PORT: String(media.address().port) });
+    await destination.listening;
     const page = await browser.newPage();
     const violations: string[] = [];
     page.on("console", (msg) => {
@@ -196,7 +186,7 @@ describe("the web dialer in Chromium", () => {
     await page.waitForSelector('#status[data-state="in-call"]', { timeout: 20_000 });
     const callId = await page.getAttribute("#call-id", "data-call-id");
     expect(callId).toMatch(/^[0-9a-f-]{36}$/);
-    // Three seconds of the microphone, a digit in the middle.
+    // Deliberate: three seconds of the microphone (over 100 packets at the destination), a digit in the middle.
     await pause(1500);
     await page.click('#pad button[data-key="5"]');
     await pause(1500);

@@ -6,13 +6,14 @@
 // test-results/share-page-unlocked.png.
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeTcpPort } from "../../scripts/lib/ports.mjs";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
+import { migratedState } from "../sip-node/harness.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const RESULTS = new URL("../../test-results/", import.meta.url).pathname;
@@ -109,6 +110,9 @@ async function seedCall(customerId: string): Promise<string> {
 beforeAll(async () => {
   const started = Date.now();
   state = mkdtempSync(join(tmpdir(), "share-page-"));
+  // Every migration already applied (startWranglerDev's `migrations apply` then has nothing to do).
+  const template = await migratedState();
+  if (template) cpSync(template, state, { recursive: true });
   const secret = () => randomBytes(32).toString("base64url");
   const recordingStored = putRecording();
   wrangler = await startWranglerDev({
@@ -186,11 +190,24 @@ describe("the share page in Chromium", () => {
     const audio = await recording;
     expect([200, 206]).toContain(audio.status());
     expect(audio.headers()["content-type"]).toBe("audio/wav");
-    // The browser decoded it: the element knows the recording's length (two seconds).
-    // A function, not a string: Playwright polls a string with eval, which the page's CSP refuses.
-    type Page = { document: { getElementById(id: string): { readyState: number } } };
-    await page.waitForFunction(() => (globalThis as unknown as Page).document.getElementById("audio").readyState >= 1);
-    const duration = await page.$eval("#audio", (el) => (el as unknown as { duration: number }).duration);
+    // The browser decoded it: the element knows the recording's length (two seconds). Its
+    // loadedmetadata event awaited once, not polled: Playwright's waitForFunction evaluates its
+    // predicate on every poll, with eval for a string, which the page's CSP refuses.
+    type Audio = {
+      readyState: number;
+      duration: number;
+      addEventListener(type: string, listener: () => void, options: { once: boolean }): void;
+    };
+    const duration = await page.$eval(
+      "#audio",
+      (el) =>
+        new Promise<number>((resolve) => {
+          const audio = el as unknown as Audio;
+          if (audio.readyState >= 1) return resolve(audio.duration);
+          audio.addEventListener("loadedmetadata", () => resolve(audio.duration), { once: true });
+          setTimeout(() => resolve(Number.NaN), 20_000); // never decoded: the expectation below says so
+        }),
+    );
     expect(duration).toBeGreaterThan(1.9);
 
     mkdirSync(RESULTS, { recursive: true });

@@ -86,7 +86,7 @@ const wranglerEnv = () => ({ ...process.env, WRANGLER_SEND_METRICS: "false", CI:
  * them all takes wrangler 10 s or more, finding none to apply 2 s. Null when it cannot be made
  * (the stack then migrates as before).
  */
-async function migratedState(): Promise<string | null> {
+export async function migratedState(): Promise<string | null> {
   const hash = createHash("sha256");
   hash.update(readFileSync(join(root, "wrangler.toml")));
   const migrations = join(root, "schema/migrations");
