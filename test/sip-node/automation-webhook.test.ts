@@ -68,7 +68,7 @@ async function recordedCall(account: TestAccount, port: number) {
   const caller = speechPcap(work, "scam-bank", callScript("scam-bank"));
   const callee = speechPcap(work, "callee-hello", callScript("callee-hello"));
   const answering = uas("uas-media.xml", port, false, { AUDIO: callee.path });
-  await pause(200);
+  await answering.listening;
   const calling = await uac(stack, account.src, "uac-media.xml", "14155550123", {
     AUDIO: caller.path,
     AUDIO_MS: String(caller.ms + 400),
@@ -122,7 +122,7 @@ describe("a verdict over an automation rule's threshold", () => {
       released_at: expect.any(String),
     });
     const callee = uas("uas.xml", port);
-    await pause(200);
+    await callee.listening;
     const through = await uac(stack, account.src, "uac.xml");
     expect(through.code, through.output).toBe(0);
     expect((await callee).code).toBe(0);
@@ -154,7 +154,7 @@ describe("a verdict over an automation rule's threshold", () => {
     const [control] = await controls(account, 1);
     expect(control).toMatchObject({ ani: CALLER, action: "divert", divert_destination_id: fraudDesk.id });
     const desk = uas("uas.xml", divertPort);
-    await pause(200);
+    await desk.listening;
     const caller = await uac(stack, account.src, "uac.xml");
     expect(caller.code, caller.output).toBe(0);
     expect((await desk).code, "the divert destination's sipp answered").toBe(0);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseWav } from "../../schema/wav.ts";
 import { ALAW_TO_PCM, encodeAlaw } from "../../sip-node/media/g711.ts";
 import { writePcapFile, type PcapRecord } from "../../sip-node/media/pcap.ts";
-import { freeUdpPort, openAccount, pause, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import { freeUdpPort, openAccount, uac, uas, type Stack, type TestAccount } from "./harness.ts";
 
 const SAMPLES_PER_PACKET = 160;
 
@@ -57,7 +57,7 @@ export async function scriptedCall(stack: Stack, dir: string, script: string): P
   const port = await freeUdpPort();
   const account = await openAccount(stack, port);
   const answering = uas("uas-media.xml", port, false, { AUDIO: callee.path });
-  await pause(200);
+  await answering.listening;
   const calling = await uac(stack, account.src, "uac-media.xml", "14155550123", {
     AUDIO: caller.path,
     AUDIO_MS: String(caller.ms + 400),
