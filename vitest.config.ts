@@ -8,6 +8,9 @@ const secret = () => randomBytes(32).toString("base64url");
 export default defineConfig({
   test: {
     reporters: ["default", "./test/summary-reporter.ts"],
+    // Test files run three at a time: vitest's default on two cores is one, yet most files wait on
+    // sockets (sipp calls, wrangler dev, workerd, the browser) far more than they use a core.
+    maxWorkers: 3,
     projects: [
       {
         plugins: [
@@ -53,8 +56,8 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/sip-node/**/*.test.ts", "test/contract/**/*.test.ts", "test/browser/**/*.test.ts", "test/analyser/**/*.test.ts"],
-          // The sipp tests start wrangler dev and place real calls.
-          testTimeout: 60_000,
+          // The sipp tests start wrangler dev and place real calls; three files at a time on two cores.
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
