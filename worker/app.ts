@@ -28,6 +28,7 @@ import * as passkeys from "./api/passkeys/index.ts";
 import * as payments from "./api/payments/index.ts";
 import * as profile from "./api/profile/index.ts";
 import { renderError } from "./api/render-error.ts";
+import { documentCommonResponses } from "./api/responses.ts";
 import * as routing from "./api/routing/index.ts";
 import * as settings from "./api/settings/index.ts";
 import * as shares from "./api/shares/index.ts";
@@ -113,6 +114,7 @@ function newApi(): OpenAPIHono<AppEnv> {
   });
 
   for (const area of AREAS) area.register(api);
+  documentCommonResponses(api);
 
   api.doc31("/openapi.json", {
     openapi: "3.1.0",

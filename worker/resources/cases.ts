@@ -43,7 +43,8 @@ export const CaseCommentSchema = z
 
 export const CaseDetailSchema = CaseSchema.extend({
   comments: z.array(CaseCommentSchema).openapi({ description: "Oldest first" }),
-  call: CallSchema.nullable().optional(),
+  // A union, not CallSchema.nullable(): the latter renders as allOf [Call, {type: [object, null]}], which refuses null.
+  call: z.union([CallSchema, z.null()]).openapi({ description: "The call, or null when there is none or it is gone" }),
 }).openapi("CaseDetail");
 
 export const CaseListSchema = pageOf(CaseSchema, "CaseList");

@@ -39,7 +39,8 @@ export const TicketMessageSchema = z
 
 export const TicketDetailSchema = TicketSchema.extend({
   messages: z.array(TicketMessageSchema).openapi({ description: "Oldest first" }),
-  call: CallSchema.nullable().optional(),
+  // A union, not CallSchema.nullable(): the latter renders as allOf [Call, {type: [object, null]}], which refuses null.
+  call: z.union([CallSchema, z.null()]).openapi({ description: "The call, or null when there is none or it is gone" }),
 }).openapi("SupportTicketDetail");
 
 export const TicketListSchema = pageOf(TicketSchema, "SupportTicketList");
