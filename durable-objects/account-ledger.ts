@@ -232,7 +232,7 @@ export class AccountLedger extends DurableObject {
 
   /** Counts a call the platform is asked to place (a test call, as it is created) against the day's caps. */
   takePlacedCall(input: { now: string; caps: PlacedCallCaps }): PlacedCallVerdict {
-    return this.write(() => this.calls.takePlacedCall(input.now, input.caps));
+    return this.write(() => this.calls.placed.take(input.now, input.caps));
   }
 
   /** A node's batch of call events and its heartbeat: applied once each, answered with grants. */

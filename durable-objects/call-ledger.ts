@@ -39,12 +39,11 @@ import type {
   LedgerCallCopy,
   LiveCall,
   LiveRow,
-  PlacedCallCaps,
-  PlacedCallVerdict,
   ReportInput,
   Settled,
 } from "./call-ledger-types.ts";
 import { CallOutbox } from "./call-outbox.ts";
+import { PlacedUsage } from "./placed-usage.ts";
 
 export type {
   AdmitCallInput,
@@ -66,6 +65,8 @@ export class CallLedger {
   private readonly books: Books;
   /** Call records on their way to D1 (the AccountLedger's alarm sends them to the call-records queue). */
   readonly outbox: CallOutbox;
+  /** Today's calls and talk seconds of the calls the platform places, against their daily caps. */
+  readonly placed: PlacedUsage;
   /** The admission state, parsed once per instance (undefined: not read from storage yet). */
   private state: AdmissionState | null | undefined;
 
@@ -73,6 +74,7 @@ export class CallLedger {
     this.sql = sql;
     this.books = books;
     this.outbox = new CallOutbox(sql);
+    this.placed = new PlacedUsage(sql);
   }
 
   // ---- Admission state ----
@@ -135,48 +137,10 @@ export class CallLedger {
     if (!route) return this.refuse(record, "no_route");
     if (!input.caps) return this.place(state, record, route, number, input);
     // A dialer call counts as it is admitted (a test call counted as it was asked for); its length is the day's seconds left.
-    const verdict = request.origin === "dialer" ? this.takePlacedCall(now, input.caps) : this.placedSecondsLeft(now, input.caps);
+    const verdict = request.origin === "dialer" ? this.placed.take(now, input.caps) : this.placed.secondsLeft(now, input.caps);
     if (!verdict.allowed) return this.refuse(record, verdict.cap === "calls" ? "placed_calls_cap" : "placed_minutes_cap");
-    const left = input.caps.seconds - this.placedUsage(now).seconds;
-    return this.place(state, record, route, number, { ...input, limits: { ...limits, capSeconds: Math.min(limits.capSeconds, left) } });
-  }
-
-  // ---- Calls the platform places: daily caps ----
-
-  /** Counts one placed call of today, unless a cap is reached. */
-  takePlacedCall(now: string, caps: PlacedCallCaps): PlacedCallVerdict {
-    const left = this.placedSecondsLeft(now, caps);
-    if (!left.allowed) return left;
-    const used = this.placedUsage(now);
-    if (used.calls >= caps.calls) return { allowed: false, cap: "calls", retryAfterSec: secondsToNextDay(now) };
-    this.sql.exec(
-      "INSERT INTO placed_usage (day, calls) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET calls = calls + 1",
-      now.slice(0, 10),
-    );
-    return { allowed: true };
-  }
-
-  private placedSecondsLeft(now: string, caps: PlacedCallCaps): PlacedCallVerdict {
-    if (this.placedUsage(now).seconds < caps.seconds) return { allowed: true };
-    return { allowed: false, cap: "minutes", retryAfterSec: secondsToNextDay(now) };
-  }
-
-  private placedUsage(now: string): { calls: number; seconds: number } {
-    const row = this.sql
-      .exec<{ calls: number; seconds: number }>("SELECT calls, seconds FROM placed_usage WHERE day = ?", now.slice(0, 10))
-      .toArray()[0];
-    return row ?? { calls: 0, seconds: 0 };
-  }
-
-  /** The talk time of a placed call that ended, on the day it ended. */
-  private countPlacedSeconds(record: CallRecord | null, talkSeconds: number, at: string): void {
-    const origin = record?.origin as string | undefined;
-    if ((origin !== "test" && origin !== "dialer") || talkSeconds <= 0) return;
-    this.sql.exec(
-      "INSERT INTO placed_usage (day, seconds) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET seconds = seconds + excluded.seconds",
-      at.slice(0, 10),
-      Math.ceil(talkSeconds),
-    );
+    const capSeconds = this.placed.lengthAllowed(now, input.caps, limits.capSeconds);
+    return this.place(state, record, route, number, { ...input, limits: { ...limits, capSeconds } });
   }
 
   /** Takes a port and the first credit slice for a routed call, or refuses it (no port, no credit). */
@@ -369,7 +333,7 @@ export class CallLedger {
     this.sql.exec("DELETE FROM active_calls WHERE call_id = ?", row.call_id);
     this.books.count(bill.billsec - bill.waivedSeconds, bill.waivedSeconds, bill.waivedMicros);
     const record = row.record ? (JSON.parse(row.record) as CallRecord) : null;
-    this.countPlacedSeconds(record, answeredSeconds, at);
+    this.placed.countTalk(record?.origin, answeredSeconds, at);
     if (bill.billsec > 0) {
       this.books.post({
         id: `call:${row.call_id}`,
@@ -611,9 +575,3 @@ function withoutLadder(message: CallRecordMessage): CallRecordMessage {
 }
 
 const secondsBetween = (from: string, to: string): number => Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
-
-/** Seconds from `now` to the next midnight UTC, when the day's caps start again. */
-function secondsToNextDay(now: string): number {
-  const next = Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`) + 86_400_000;
-  return Math.max(1, Math.ceil((next - Date.parse(now)) / 1000));
-}
