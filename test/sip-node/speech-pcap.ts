@@ -60,7 +60,11 @@ export async function scriptedCall(stack: Stack, dir: string, script: string): P
   await answering.listening;
   const calling = await uac(stack, account.src, "uac-media.xml", "14155550123", {
     AUDIO: caller.path,
-    AUDIO_MS: String(caller.ms + 400),
+    // sipp paces its pcap with relative sleeps, so an 18 s script ends a few hundred ms late, and the
+    // DTMF pcap started after AUDIO_MS cuts off what is left of it: a run with 400 ms to spare lost
+    // the script's last words, and the recogniser (its cepstral mean taken over the whole call)
+    // heard the rest differently. Two seconds to spare.
+    AUDIO_MS: String(caller.ms + 2_000),
     DTMF: DTMF_1,
   });
   if (calling.code !== 0) throw new Error(`the caller's sipp failed:\n${calling.output}`);
