@@ -196,7 +196,12 @@ describe("a test call through the stack", () => {
     expect(cancelled.body.status).toBe("cancelled");
     // The scenario passes only once it has received the CANCEL.
     expect((await far).code).toBe(0);
-    expect(await testCallEnd(account, placed.body.id)).toMatchObject({ status: "cancelled", answered: false });
+    // Cancelled at once by the API; what the call did comes with the node's end report, a moment later.
+    const ended = await until("the node's end report of the cancelled call", async () => {
+      const { body } = await account.api(`/api/customer/test-calls/${placed.body.id}`);
+      return body.answered !== null && body;
+    });
+    expect(ended).toMatchObject({ status: "cancelled", answered: false });
   }, 60_000);
 
   it("plays the scam sample to a verified number (verified by a call that speaks the code), and the screening flags it", async () => {
