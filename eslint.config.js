@@ -58,6 +58,24 @@ export default tseslint.config(
   ),
   boundary(["worker/services/**/*.ts", "worker/resources/**/*.ts"], [FRONT_DOORS, HONO]),
   boundary(
+    ["portal/src/**/*.{ts,tsx}"],
+    [
+      {
+        group: [
+          "**/worker/**",
+          "**/schema/**",
+          "**/durable-objects/**",
+          "**/sip-node/**",
+          "hono",
+          "hono/*",
+          "drizzle-orm",
+          "drizzle-orm/*",
+        ],
+        message: "The portal uses only the public API under /api, through its typed client (portal/src/api/client.ts).",
+      },
+    ],
+  ),
+  boundary(
     ["sip-node/**/*.ts"],
     [{ group: ["**/worker/*", "**/worker/**"], message: "The SIP node shares only schema/ (node-api.ts, cidr.ts) with the Worker." }],
   ),

@@ -46,6 +46,7 @@ import { newOAuthApp } from "./oauth/index.ts";
 import { requestBodyLimit } from "./lib/body-limit.ts";
 import { validationError } from "./lib/validation.ts";
 import { newCheckoutPages } from "./pages/checkout.ts";
+import { newPortalPages } from "./pages/portal.ts";
 import { newDialerPages } from "./pages/dialer.ts";
 import { newMailPages } from "./pages/mail.ts";
 import { newSharePages } from "./pages/share.ts";
@@ -148,6 +149,8 @@ export function newApp(): OpenAPIHono<AppEnv> {
   app.route("/share", newSharePages());
   // The web dialer (its script, style and JsSIP are static assets under /dialer-assets/).
   app.route("/dialer", newDialerPages());
+  // The portal (a single-page app: its shell here, its scripts and styles static assets under /app/assets/).
+  app.route("/app", newPortalPages());
   app.route("/", newExchangeApp());
   app.notFound((c) => c.json({ detail: "Not Found" }, 404));
   app.onError(renderError);

@@ -1,0 +1,63 @@
+// The frame around every signed-in page: a skip link, the navigation, who is signed in with sign
+// out (here, or everywhere), and the banners the account needs: an administrator acting as the
+// account, new Terms to accept, the skippable profile questions.
+import type { ReactNode } from "react";
+import { Link, useRoute } from "wouter";
+import type { Schemas } from "../api/client.ts";
+import { session } from "../session/session.ts";
+import { ImpersonationBanner, ProfileQuestions, TermsBanner } from "./banners.tsx";
+
+const NAV = [
+  ["/", "Dashboard"],
+  ["/calls", "Calls"],
+  ["/live", "Live"],
+  ["/cases", "Cases"],
+  ["/support", "Support"],
+  ["/test-calls", "Test calls"],
+  ["/account", "Account"],
+] as const;
+
+function NavLink({ href, children }: { href: string; children: ReactNode }) {
+  const [exact] = useRoute(href);
+  const [nested] = useRoute(href === "/" ? "/__never" : `${href}/*?`);
+  const active = exact || nested;
+  return (
+    <Link href={href} className={active ? "active" : undefined} aria-current={active ? "page" : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+export function Layout({ me, children }: { me: Schemas["Account"]; children: ReactNode }) {
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link href="/" className="brand">
+          Call Shield
+        </Link>
+        <nav aria-label="Portal">
+          {NAV.map(([href, label]) => (
+            <NavLink key={href} href={href}>
+              {label}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="who">
+          <span title={me.company ?? undefined}>{me.email}</span>
+          <button type="button" onClick={() => void session.signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <ImpersonationBanner me={me} />
+      <TermsBanner me={me} />
+      <main id="main" tabIndex={-1}>
+        <ProfileQuestions me={me} />
+        {children}
+      </main>
+    </>
+  );
+}

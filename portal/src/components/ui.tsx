@@ -1,0 +1,151 @@
+// The small parts every page uses: loading and empty states, the API's error, form fields that
+// show a 422's message beside them, verdict badges and a pager.
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import { ApiError, errorMessage } from "../api/errors.ts";
+import { riskLevel, words } from "../lib/format.ts";
+
+export function Loading({ what = "Loading" }: { what?: string }) {
+  return (
+    <p className="muted" role="status" aria-live="polite">
+      {what}…
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="empty">{children}</p>;
+}
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {errorMessage(error)}
+    </p>
+  );
+}
+
+/** The message of a 422 for this field, if the API named it. */
+export const fieldError = (error: unknown, name: string) => (error instanceof ApiError ? (error.fields[name] ?? null) : null);
+
+type FieldProps = { label: string; name: string; error?: unknown; hint?: ReactNode };
+
+function FieldShell({ label, name, error, hint, id, children }: FieldProps & { id: string; children: ReactNode }) {
+  const message = fieldError(error, name);
+  return (
+    <div className={message ? "field invalid" : "field"}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {hint ? (
+        <small className="hint" id={`${id}-hint`}>
+          {hint}
+        </small>
+      ) : null}
+      {message ? (
+        <small className="field-error" id={`${id}-error`} role="alert">
+          {message}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+const describedBy = (id: string, props: FieldProps) =>
+  [props.hint ? `${id}-hint` : "", fieldError(props.error, props.name) ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+
+export function Field(props: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  const { label, error, hint, ...input } = props;
+  return (
+    <FieldShell label={label} name={props.name} error={error} hint={hint} id={id}>
+      <input id={id} aria-invalid={!!fieldError(error, props.name)} aria-describedby={describedBy(id, props)} {...input} />
+    </FieldShell>
+  );
+}
+
+export function SelectField(props: FieldProps & SelectHTMLAttributes<HTMLSelectElement> & { children: ReactNode }) {
+  const id = useId();
+  const { label, error, hint, children, ...select } = props;
+  return (
+    <FieldShell label={label} name={props.name} error={error} hint={hint} id={id}>
+      <select id={id} aria-invalid={!!fieldError(error, props.name)} aria-describedby={describedBy(id, props)} {...select}>
+        {children}
+      </select>
+    </FieldShell>
+  );
+}
+
+export function TextField(props: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const id = useId();
+  const { label, error, hint, ...area } = props;
+  return (
+    <FieldShell label={label} name={props.name} error={error} hint={hint} id={id}>
+      <textarea id={id} aria-invalid={!!fieldError(error, props.name)} aria-describedby={describedBy(id, props)} {...area} />
+    </FieldShell>
+  );
+}
+
+export function Probability({ value }: { value: number | null | undefined }) {
+  if (value === null || value === undefined) return <span className="muted">—</span>;
+  return <span className={`risk risk-${riskLevel(value)}`}>{value}%</span>;
+}
+
+export function Recommendation({ value }: { value: string | null | undefined }) {
+  if (!value) return <span className="muted">—</span>;
+  return <span className={`badge rec-${value}`}>{words(value)}</span>;
+}
+
+export function Status({ value }: { value: string | null | undefined }) {
+  return <span className={`badge status-${value ?? "none"}`}>{words(value)}</span>;
+}
+
+export function Pager({
+  total,
+  limit,
+  offset,
+  onOffset,
+}: {
+  total: number;
+  limit: number;
+  offset: number;
+  onOffset: (offset: number) => void;
+}) {
+  if (total <= limit && offset === 0) return null;
+  const last = Math.min(total, offset + limit);
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
+        Previous
+      </button>
+      <span>
+        {total ? offset + 1 : 0}–{last} of {total.toLocaleString()}
+      </span>
+      <button type="button" disabled={last >= total} onClick={() => onOffset(offset + limit)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function PageTitle({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
+  return (
+    <header className="page-title">
+      <h1>{children}</h1>
+      {actions ? <div className="actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+/** A secret the API returns once (a share password, an API key): shown with a copy button. */
+export function Secret({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="secret">
+      <span>{label}</span>
+      <code>{value}</code>
+      <button type="button" onClick={() => void navigator.clipboard?.writeText(value)}>
+        Copy
+      </button>
+      <small>Shown only now: keep it somewhere safe.</small>
+    </div>
+  );
+}

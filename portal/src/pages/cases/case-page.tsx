@@ -1,0 +1,6 @@
+// TODO(issue 28): case-page.
+import { PageTitle } from "../../components/ui.tsx";
+
+export default function Page() {
+  return <PageTitle>case-page</PageTitle>;
+}
