@@ -13,6 +13,8 @@ export default defineConfig({
     emptyOutDir: true,
     target: "es2022",
     sourcemap: false,
+    // The chunk graph, read by scripts/build.mjs to weigh what the first page loads.
+    manifest: true,
     // The share page's rule: no inline script or style anywhere (the CSP forbids them).
     assetsInlineLimit: 0,
   },

@@ -80,6 +80,7 @@ const demo = await demoAccount(base);
 if (SIP_WS) await enableDemoDialer(base, demo);
 const exchange = await demoExchange(base);
 console.log(`
+  Portal     ${portalUrl(base)}   (the fraud desk: calls, verdicts, live calls, cases, test calls)
   API        ${base}/api   (explorer: ${base}/api/docs)
   Demo login ${demo.email} / ${demo.password}
   MCP        ${base}/api/mcp   (agents: OAuth from ${base}/.well-known/oauth-protected-resource/api/mcp; scripts: X-API-Key)
@@ -97,6 +98,13 @@ console.log(`
   Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
   Ctrl-C stops everything.
 `);
+
+/** The portal's address: on loopback by the name localhost, as passkeys need a domain for their relying party. */
+function portalUrl(base) {
+  const url = new URL(base);
+  if (LOOPBACK) url.hostname = "localhost";
+  return `${url.origin}/app`;
+}
 
 /** Stops every service (each stops its own children: wrangler stops workerd), then exits. */
 async function stop(code) {

@@ -13,8 +13,9 @@ const queries = new QueryClient({
   defaultOptions: {
     queries: {
       staleTime: 15_000,
-      // A refusal (404, 403, 422) is the answer; only a network failure or a 5xx is worth a retry.
-      retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status < 500),
+      // A refusal (404, 403, 422) is the answer; a network failure, a 5xx or a 401 (the session is
+      // being renewed) is worth another try.
+      retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status < 500 && error.status !== 401),
       refetchOnWindowFocus: false,
     },
   },
