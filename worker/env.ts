@@ -113,7 +113,7 @@ const ConfigFields = z.object({
     .string()
     .regex(/^\+?[0-9]{2,32}$/)
     .default("+18005550100"),
-  /** Where the portal is, for a test call's confirm_url ({PORTAL_ORIGIN}/test-calls/{id}/confirm); unset: the API's own origin. */
+  /** Where the portal is, for a test call's confirm_url ({PORTAL_ORIGIN}/app/test-calls/{id}/confirm); unset: the API's own origin. */
   PORTAL_ORIGIN: z.url().optional(),
   /** Test calls (verification calls included) an account may ask for per hour. */
   TEST_CALLS_PER_HOUR: int(1).default(30),

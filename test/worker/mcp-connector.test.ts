@@ -115,7 +115,7 @@ describe("test calls an agent asks for", () => {
       expect(result.isError).toBeFalsy();
       const placed = result.structuredContent as any;
       expect(placed).toMatchObject({ status: "awaiting_confirm", number: "+14155550123" });
-      expect(placed.confirm_url).toMatch(new RegExp(`/test-calls/${placed.id}/confirm$`));
+      expect(placed.confirm_url).toMatch(new RegExp(`/app/test-calls/${placed.id}/confirm$`));
       expect((result.content as any[])[0].text).toContain("nothing rings until");
 
       const seen = await owner.client.get(`/api/customer/test-calls/${placed.id}`);

@@ -278,6 +278,24 @@ describe("the code flow", () => {
     ).toBe("invalid_scope");
   });
 
+  it("offers a person without an account the portal's sign-up, which returns to this same request (issue 28)", async () => {
+    const as = await discover();
+    const client = await registerClient(as);
+    const url = authorizationUrl(as, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    });
+    const page = await (await workerFetch(url, { redirect: "manual" })).text();
+    const href = /href="(\/app\/sign-up\?return_to=[^"]+)"/.exec(page)?.[1];
+    expect(href, page).toBeDefined();
+    const back = new URL(new URL(href!.replace(/&amp;/g, "&"), ORIGIN).searchParams.get("return_to")!, ORIGIN);
+    expect(back.pathname).toBe(url.pathname);
+    for (const name of ["client_id", "redirect_uri", "code_challenge", "code_challenge_method", "response_type"]) {
+      expect(back.searchParams.get(name), name).toBe(url.searchParams.get(name));
+    }
+  });
+
   it("refuses a consent posted without the page's CSRF token or from another site", async () => {
     const owner = await createAccount();
     const as = await discover();

@@ -456,7 +456,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
     const { owner } = await readyAccount();
     const fake = await connect("tc-node-i");
     const asked = await askAsAgent(owner, { number: "+14155550171" });
-    expect(asked).toMatchObject({ status: "awaiting_confirm", confirm_url: `https://shield.test/test-calls/${asked.id}/confirm` });
+    expect(asked).toMatchObject({ status: "awaiting_confirm", confirm_url: `https://shield.test/app/test-calls/${asked.id}/confirm` });
     expect(Date.parse(asked.confirm_expires_at!) - Date.parse(asked.created_at)).toBe(600_000);
     expect(asked.created_by).toContain("via Agent");
     await new Promise((resolve) => setTimeout(resolve, 200));

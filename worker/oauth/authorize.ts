@@ -71,10 +71,21 @@ async function startSession(c: Context<AppEnv>, principal: Principal): Promise<v
 
 const fieldsOf = (params: Record<string, string | undefined>) => Object.fromEntries(REQUEST_FIELDS.map((f) => [f, params[f]]));
 
+/**
+ * A person with no account yet signs up in the portal, which brings them back to this request (the
+ * same authorize address and parameters) once the account exists. Null when sign-up is closed.
+ */
+function signUpHref(c: Context<AppEnv>, page: PageContext): string | null {
+  if (!c.var.config.SIGNUP_ENABLED) return null;
+  const query = new URLSearchParams(Object.entries(page.fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const back = `${new URL(c.req.url).pathname}?${query}`;
+  return `/app/sign-up?return_to=${encodeURIComponent(back)}`;
+}
+
 async function show(c: Context<AppEnv>, request: AuthorizationRequest, params: Record<string, string | undefined>, error?: string) {
   const page: PageContext = { csrf: csrfOf(c), fields: fieldsOf(params) };
   const principal = await sessionOf(c);
-  if (!principal) return html(c, signInPage(request, page, error));
+  if (!principal) return html(c, signInPage(request, page, error, signUpHref(c, page)));
   return html(c, consentPage(request, page, principal.user.email));
 }
 

@@ -36,7 +36,7 @@ export const errorPage = (message: string) =>
 const clientLabel = (request: AuthorizationRequest) => request.client.clientName ?? request.client.clientId;
 const redirectHost = (request: AuthorizationRequest) => new URL(request.redirectUri).host || request.redirectUri;
 
-export function signInPage(request: AuthorizationRequest, page: PageContext, error?: string): string {
+export function signInPage(request: AuthorizationRequest, page: PageContext, error?: string, signUpHref: string | null = null): string {
   return layout(
     "Sign in",
     `<h1>Sign in to authorize ${escape(clientLabel(request))}</h1>
@@ -48,7 +48,8 @@ ${hidden({ ...page.fields, csrf: page.csrf, action: "sign_in" })}
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button>
 </form>
-<p class="muted">Accounts with a second factor: open this page from the portal, which signs you in with your session.</p>`,
+<p class="muted">Accounts with a second factor: open this page from the portal, which signs you in with your session.</p>
+${signUpHref ? `<p>No Call Shield account yet? <a href="${escape(signUpHref)}">Create one</a>; you come back here once it exists.</p>` : ""}`,
   );
 }
 

@@ -191,7 +191,7 @@ export async function countTestCall(s: Services, customerId: string): Promise<vo
   if (!verdict.allowed) throw new TooManyRequests("too_many_test_calls", verdict.retryAfterSec);
 }
 
-const confirmUrl = (s: Services, id: string) => `${s.config.PORTAL_ORIGIN ?? s.origin}/test-calls/${id}/confirm`;
+const confirmUrl = (s: Services, id: string) => `${s.config.PORTAL_ORIGIN ?? s.origin}/app/test-calls/${id}/confirm`;
 
 export async function createTestCall(s: Services, principal: Principal, input: CreateTestCall) {
   requireTestCallsEnabled(principal);
