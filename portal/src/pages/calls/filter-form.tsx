@@ -44,13 +44,15 @@ function fromUrl(url: Url): Drafts {
 
 export function FilterForm({ url, error }: { url: Url; error: unknown }) {
   const current = fromUrl(url);
-  const signature = JSON.stringify([current, url.getAll("keyword")]);
+  const keywords = url.getAll("keyword").join("\n");
   const [drafts, setDrafts] = useState(current);
-  const [seen, setSeen] = useState(signature);
-  // The URL changed (a chip, "Clear filters", the back button): the boxes show it again.
-  if (seen !== signature) {
-    setSeen(signature);
-    setDrafts(current);
+  const [seen, setSeen] = useState({ ...current, keyword: keywords });
+  // A value changed in the URL (a chip, "Clear filters", the back button): its box shows it again;
+  // the other boxes keep what is being typed in them.
+  const changed = TYPED.filter((key) => (key === "keyword" ? seen.keyword !== keywords : seen[key] !== current[key]));
+  if (changed.length) {
+    setSeen({ ...current, keyword: keywords });
+    setDrafts((d) => ({ ...d, ...Object.fromEntries(changed.map((key) => [key, current[key]])) }));
   }
   const destinations = useQuery({
     queryKey: ["destinations"],

@@ -103,7 +103,7 @@ export function TrendChips({ url }: { url: Url }) {
     <div className="calls-trends">
       <div className="calls-trend-days">
         <SelectField
-          label="Entities and keywords of the last"
+          label="Entities and keywords over the last"
           name="days"
           value={String(days)}
           onChange={(e) => url.set({ days: Number(e.target.value) === DEFAULT_DAYS ? "" : e.target.value }, { keepOffset: true })}

@@ -54,7 +54,8 @@ export function DailyChart({
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const data: uPlot.AlignedData = [dates.map(epochOf), ...series.map((s) => s.values)];
+    // A day at zero draws no bar (not a hairline along the axis); the readout and the table still say 0.
+    const data: uPlot.AlignedData = [dates.map(epochOf), ...series.map((s) => s.values.map((v) => (v === 0 ? null : v)))];
     const bars = uPlot.paths.bars!({ size: [0.8, 48], gap: 1 });
     const axis = { stroke: "#555d68", grid: { stroke: "#e5e8ec", width: 1 }, ticks: { stroke: "#d6dae0", width: 1 } };
     const plot = new uPlot(
@@ -66,7 +67,7 @@ export function DailyChart({
         cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
         scales: {
           x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
-          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+          y: { range: (_u, _min, max) => [0, max !== null && max > 0 ? max * 1.1 : 1] },
         },
         axes: [
           axis,

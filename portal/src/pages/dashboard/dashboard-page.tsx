@@ -151,22 +151,22 @@ function Overview({ data }: { data: Schemas["Dashboard"] }) {
       </div>
 
       <div className="cols">
-        <section className="card" aria-labelledby="dash-calls-h">
+        <section className="card dash-col" aria-labelledby="dash-calls-h">
           <h2 id="dash-calls-h">Calls per day</h2>
           <DailyChart title="Calls and high-risk calls per UTC day" dates={dates} series={callSeries} format={wholeNumber} integers />
         </section>
-        <section className="card" aria-labelledby="dash-spend-h">
+        <section className="card dash-col" aria-labelledby="dash-spend-h">
           <h2 id="dash-spend-h">Spend per day</h2>
           <DailyChart title="Spend per UTC day in US dollars" dates={spendDates} series={spendSeries} format={exactMoney} />
         </section>
       </div>
 
       <div className="cols">
-        <section className="card" aria-labelledby="dash-risk-h">
+        <section className="card dash-col" aria-labelledby="dash-risk-h">
           <h2 id="dash-risk-h">Risk of analysed calls</h2>
           <BarTable caption={`Analysed calls by fraud probability, ${period}`} head="Probability" rows={risk} />
         </section>
-        <section className="card" aria-labelledby="dash-plan-h">
+        <section className="card dash-col" aria-labelledby="dash-plan-h">
           <h2 id="dash-plan-h">Plan</h2>
           <dl className="facts">
             <dt>Plan</dt>
