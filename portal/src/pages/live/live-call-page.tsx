@@ -67,7 +67,7 @@ export default function LiveCallPage() {
           </>
         }
       >
-        Call from {call.ani ?? "an unknown caller"} to {call.dialed ?? "an unknown number"}
+        Call from {call.ani || "an unknown caller"} to {call.dialed || "an unknown number"}
       </PageTitle>
       {inspect.isError ? <ErrorBox error={inspect.error} /> : null}
       {doc.live ? (
@@ -116,9 +116,9 @@ export default function LiveCallPage() {
               <Status value={call.status} />
             </dd>
             <dt>Caller</dt>
-            <dd>{call.ani ?? "—"}</dd>
+            <dd>{call.ani || "—"}</dd>
             <dt>Dialed</dt>
-            <dd>{call.dialed ?? "—"}</dd>
+            <dd>{call.dialed || "—"}</dd>
             <dt>Destination</dt>
             <dd>
               {destinationOf(call)} ({call.dest_transport}

@@ -84,18 +84,18 @@ function LiveTable({ items, gone }: { items: Schemas["LiveCall"][]; gone: number
               <td>
                 <Status value={call.status} />
               </td>
-              <td>{call.ani ?? "—"}</td>
-              <td>{call.dialed ?? "—"}</td>
+              <td>{call.ani || "—"}</td>
+              <td>{call.dialed || "—"}</td>
               <td>{destinationOf(call)}</td>
-              <td>{call.sub_customer ?? "—"}</td>
-              <td>{when(call.started_at)}</td>
-              <td>{when(call.answered_at)}</td>
+              <td>{call.sub_customer || "—"}</td>
+              <td className="when">{when(call.started_at)}</td>
+              <td className="when">{when(call.answered_at)}</td>
               <td className="num">{duration(call.elapsed_sec + gone)}</td>
               <td className="num">{call.remaining_sec === null ? "no cap" : duration(Math.max(0, call.remaining_sec - gone))}</td>
               <td>
                 <Link
                   href={`/live/${call.id}`}
-                  aria-label={`Inspect the call from ${call.ani ?? "an unknown caller"} to ${call.dialed ?? "an unknown number"}`}
+                  aria-label={`Inspect the call from ${call.ani || "an unknown caller"} to ${call.dialed || "an unknown number"}`}
                 >
                   Inspect
                 </Link>

@@ -82,8 +82,8 @@ export default function ConfirmTestCallPage() {
         <p>
           <strong>Nothing rings until a person confirms.</strong> An AI agent connected to your account asked the platform to place this
           test call. Confirming places a real call to <strong>{call.number}</strong>: that phone rings, an announcement says it is an
-          automated test call, then {speech ? speech.about : speechName(call.speech)} plays for {call.seconds} seconds. The call is screened
-          and charged like any other.
+          automated test call, then {speech ? speech.what : `the ${speechName(call.speech)} sample`} plays for {call.seconds} seconds. The
+          call is screened and charged like any other.
         </p>
         <dl className="facts">
           <dt>Asked by</dt>

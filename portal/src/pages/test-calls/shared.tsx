@@ -10,10 +10,18 @@ export type TestCallStatus = TestCall["status"];
 export const FINAL: TestCallStatus[] = ["done", "failed", "cancelled", "expired"];
 export const isFinal = (status: TestCallStatus) => FINAL.includes(status);
 
-export const SPEECH: Record<string, { name: string; about: string }> = {
-  route_test: { name: "Route test", about: "a neutral announcement, to check the route" },
-  scam_sample: { name: "Scam sample", about: "a known card-services scam script, to check screening; it rings only verified numbers" },
-  verification_code: { name: "Verification code", about: "the code that verifies a caller ID of the account" },
+export const SPEECH: Record<string, { name: string; what: string; about: string }> = {
+  route_test: { name: "Route test", what: "a neutral announcement", about: "a neutral announcement, to check the route" },
+  scam_sample: {
+    name: "Scam sample",
+    what: "a known card-services scam script",
+    about: "a known card-services scam script, to check screening; it rings only verified numbers",
+  },
+  verification_code: {
+    name: "Verification code",
+    what: "a verification code",
+    about: "the code that verifies a caller ID of the account",
+  },
 };
 export const speechName = (speech: string) => SPEECH[speech]?.name ?? words(speech);
 

@@ -14,6 +14,7 @@ import { useUrlState } from "../../lib/url-state.ts";
 import { isFinal, plainError, Progress, SPEECH, sipAnswer, speechName, talkTime, type TestCall } from "./shared.tsx";
 
 const PAGE = 20;
+const sentence = (text: string | undefined) => (text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : undefined);
 const FORM_FIELDS = ["number", "destination_id", "speech", "seconds", "caller_id"];
 
 export default function TestCallsPage() {
@@ -120,13 +121,13 @@ function PlaceForm({ onPlaced }: { onPlaced: (id: string) => void }) {
             value={speech}
             onChange={(event) => setSpeech(event.target.value as typeof speech)}
             error={error}
-            hint={`${SPEECH[speech]?.about ?? ""}.`}
+            hint={sentence(SPEECH[speech]?.about)}
           >
             <option value="route_test">{SPEECH.route_test!.name}</option>
             <option value="scam_sample">{SPEECH.scam_sample!.name}</option>
           </SelectField>
           <Field
-            label="Seconds of speech"
+            label="Length in seconds"
             name="seconds"
             type="number"
             min={5}
@@ -235,14 +236,14 @@ function TestCallList({ placedId }: { placedId: string | null }) {
                     <td className="num">{call.seconds}</td>
                     <td>{call.caller_id ?? "platform's own"}</td>
                     <td>{call.created_by ?? "—"}</td>
-                    <td>{when(call.created_at)}</td>
+                    <td className="when">{when(call.created_at)}</td>
                     <td>{call.answered === null ? "—" : call.answered ? "yes" : "no"}</td>
                     <td>{sipAnswer(call)}</td>
                     <td className="num">{talkTime(call.talk_seconds)}</td>
                     <td>{call.error ? <span className="error">{call.error}</span> : "—"}</td>
                     <td>
                       {call.call_id ? (
-                        <Link href={`/calls/${call.call_id}`} aria-label={`Screened call of the test call to ${call.number}`}>
+                        <Link href={`/calls/${call.call_id}`} aria-label={`Open the call of the test call to ${call.number}`}>
                           Open the call
                         </Link>
                       ) : (
