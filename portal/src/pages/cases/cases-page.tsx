@@ -74,7 +74,7 @@ export default function CasesPage() {
               {cases.data.items.map((c) => (
                 <tr key={c.id}>
                   <th scope="row">#{c.case_no}</th>
-                  <td>
+                  <td className="title">
                     <Link href={`/cases/${c.id}`}>{c.title}</Link>
                   </td>
                   <td>

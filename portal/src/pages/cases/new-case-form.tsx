@@ -28,7 +28,9 @@ export function NewCase({ callId, onCancel }: { callId: string; onCancel: () => 
     <>
       {prefill.data?.existing_case_id ? (
         <p className="banner warn">
-          This call has its case already: <Link href={`/cases/${prefill.data.existing_case_id}`}>open that case</Link>.
+          <span>
+            This call has its case already: <Link href={`/cases/${prefill.data.existing_case_id}`}>open that case</Link>.
+          </span>
         </p>
       ) : null}
       {prefill.isError ? <ErrorBox error={prefill.error} /> : null}

@@ -84,7 +84,7 @@ export default function TicketsPage() {
               {tickets.data.items.map((t) => (
                 <tr key={t.id}>
                   <th scope="row">#{t.ticket_no}</th>
-                  <td>
+                  <td className="title">
                     <Link href={`/support/${t.id}`}>{t.subject}</Link>
                   </td>
                   <td>{KIND_LABELS[t.kind] ?? words(t.kind)}</td>
