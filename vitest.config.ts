@@ -88,6 +88,19 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      {
+        // The portal in Chromium against one `npm start` stack (fresh local state) that
+        // test/portal/global-setup.ts starts for every file of the project; files run side by side,
+        // each with accounts of its own.
+        test: {
+          name: "portal",
+          environment: "node",
+          include: ["test/portal/**/*.test.ts"],
+          globalSetup: ["./test/portal/global-setup.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
     ],
   },
 });

@@ -2,7 +2,7 @@
 // out (here, or everywhere), and the banners the account needs: an administrator acting as the
 // account, new Terms to accept, the skippable profile questions.
 import type { ReactNode } from "react";
-import { Link, useRoute } from "wouter";
+import { Link, useLocation, useRoute } from "wouter";
 import type { Schemas } from "../api/client.ts";
 import { session } from "../session/session.ts";
 import { ImpersonationBanner, ProfileQuestions, TermsBanner } from "./banners.tsx";
@@ -29,6 +29,10 @@ function NavLink({ href, children }: { href: string; children: ReactNode }) {
 }
 
 export function Layout({ me, children }: { me: Schemas["Account"]; children: ReactNode }) {
+  const [, navigate] = useLocation();
+  // Signing out leads to the sign-in page, so whoever signs in next starts at the dashboard rather
+  // than on the page the last person left open.
+  const signOut = () => void session.signOut().then(() => navigate("/sign-in", { replace: true }));
   return (
     <>
       <a className="skip" href="#main">
@@ -47,7 +51,7 @@ export function Layout({ me, children }: { me: Schemas["Account"]; children: Rea
         </nav>
         <div className="who">
           <span title={me.company ?? undefined}>{me.email}</span>
-          <button type="button" onClick={() => void session.signOut()}>
+          <button type="button" onClick={signOut}>
             Sign out
           </button>
         </div>
