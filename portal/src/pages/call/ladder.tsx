@@ -23,7 +23,11 @@ export function SipLadder({ call }: { call: CallDetail }) {
       ) : log.isError ? (
         <ErrorBox error={log.error} />
       ) : log.data.messages.length === 0 ? (
-        <Empty>No SIP messages were kept for this call.</Empty>
+        <Empty>
+          {up
+            ? "The SIP messages are listed here once the call ends; the live view shows them as they come."
+            : "No SIP messages were kept for this call."}
+        </Empty>
       ) : (
         <>
           <p className="muted">
@@ -65,7 +69,9 @@ const ROW = 30;
 
 const labelOf = (message: Message) => message.status || message.method || message.first_line.split(" ")[0] || "?";
 
-function tone(message: Message): string {
+const TONES = ["request", "provisional", "success", "failure"] as const;
+
+function tone(message: Message): (typeof TONES)[number] {
   const code = Number(message.status?.split(" ")[0]);
   if (!code) return "request";
   if (code < 200) return "provisional";
@@ -85,9 +91,20 @@ function Diagram({ messages, origin }: { messages: Message[]; origin: string }) 
     <div className="ladder-wrap" role="region" aria-label="SIP ladder diagram" tabIndex={0}>
       <svg className="ladder" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
         <defs>
-          <marker id="ladder-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" className="ladder-head" />
-          </marker>
+          {TONES.map((name) => (
+            <marker
+              key={name}
+              id={`ladder-arrow-${name}`}
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerWidth="7"
+              markerHeight="7"
+              orient="auto-start-reverse"
+            >
+              <path d="M0,0 L10,5 L0,10 z" className={`ladder-head ${name}`} />
+            </marker>
+          ))}
         </defs>
         <text x={4} y={18} className="ladder-axis">
           Time
@@ -121,9 +138,14 @@ function Diagram({ messages, origin }: { messages: Message[]; origin: string }) 
                 +{Number.isFinite(offset) ? offset.toFixed(3) : "?"} s
               </text>
               {self ? (
-                <path d={`M${from},${y - 6} h24 v12 h-22`} className="ladder-line" markerEnd="url(#ladder-arrow)" fill="none" />
+                <path
+                  d={`M${from},${y - 6} h24 v12 h-22`}
+                  className="ladder-line"
+                  markerEnd={`url(#ladder-arrow-${tone(message)})`}
+                  fill="none"
+                />
               ) : (
-                <line x1={from} x2={to} y1={y + 4} y2={y + 4} className="ladder-line" markerEnd="url(#ladder-arrow)" />
+                <line x1={from} x2={to} y1={y + 4} y2={y + 4} className="ladder-line" markerEnd={`url(#ladder-arrow-${tone(message)})`} />
               )}
               <text x={self ? from + 30 : (from + to) / 2} y={y} textAnchor={self ? "start" : "middle"} className="ladder-label">
                 {labelOf(message)}

@@ -25,19 +25,19 @@ export function segmentsOf(raw: Record<string, unknown>[] | null | undefined): S
 
 /**
  * The segment to highlight at a time: the latest-starting one being spoken then; between two
- * stretches of speech, the last one heard (so the highlight moves on and never flickers off).
+ * stretches of speech, the one that ended last (so the highlight moves on and never flickers off).
  * -1 before the first segment.
  */
 export function playingAt(segments: Segment[], time: number): number {
-  let lastStarted = -1;
+  let lastHeard = -1;
   let speaking = -1;
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     if (segment.start > time) break;
-    lastStarted = i;
     if (time < segment.end) speaking = i;
+    if (lastHeard < 0 || segment.end >= segments[lastHeard]!.end) lastHeard = i;
   }
-  return speaking >= 0 ? speaking : lastStarted;
+  return speaking >= 0 ? speaking : lastHeard;
 }
 
 export const speakerOf = (segment: Segment) =>
