@@ -147,6 +147,12 @@ export const SipLogMessage = z.object({
 export type SipLogMessage = z.infer<typeof SipLogMessage>;
 
 /**
+ * A call's ladder as the node sends it (the first messages of both legs, in its order): whole in
+ * the end event, and so far in the answer to `stats` while the call is up (the inspector's).
+ */
+export const SipLadder = z.array(SipLogMessage).max(500);
+
+/**
  * One line of a call's `sip-log.jsonl` (JSON lines, in the order the node saw or sent them): every
  * message of both legs, retransmissions included, with the message whole as it crossed the wire.
  */
@@ -183,7 +189,7 @@ export const EndedEvent = z.object({
   /** Per leg, what the relay measured on the packets each party sent. */
   qos: z.object({ caller: LiveLegStats, callee: LiveLegStats }).nullable().optional(),
   dtmf: z.array(DtmfEvent).max(1000).nullable().optional(),
-  ladder: z.array(SipLogMessage).max(500).optional(),
+  ladder: SipLadder.optional(),
 });
 /** How a transfer ordered through the NodeHub went: a platform bridge, or the caller's answer to our REFER. */
 export const TransferEvent = z.object({
@@ -366,6 +372,8 @@ export const HubCommand = z.discriminatedUnion("type", [
   z.object({ type: z.literal("options"), host: z.string(), port: z.number().int(), transport: Transport }),
   z.object({ type: z.literal("hangup"), call_id: z.string() }),
   z.object({ type: z.literal("transfer"), call_id: z.string(), target: z.string(), mode: z.enum(["platform", "refer"]) }),
+  // Answered {active_calls, transactions, media: {sampled_at, legs} | null, ladder: SipLadder | null}:
+  // media and ladder are null when the node does not carry the call.
   z.object({ type: z.literal("stats"), call_id: z.string() }),
   OriginateCommand,
   z.object({ type: z.literal("cancel_test_call"), test_call_id: z.uuid() }),

@@ -117,10 +117,13 @@ export async function startSipNode(
         return { hung_up: b2bua.hangUp(command.call_id) || originator.hangUp(command.call_id) };
       case "stats": {
         const legs = b2bua.mediaStats(command.call_id) ?? originator.mediaStats(command.call_id);
+        // The messages so far, for the inspector's ladder while the call is up (null: not carried here).
+        const ladder = b2bua.ladder(command.call_id) ?? originator.ladder(command.call_id);
         return {
           active_calls: activeCalls(),
           transactions: layer.activeTransactions,
           media: legs ? { sampled_at: new Date().toISOString(), legs } : null,
+          ladder,
         };
       }
       case "transfer":

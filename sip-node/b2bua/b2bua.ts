@@ -185,6 +185,11 @@ export class B2bua implements TransactionUser {
     return this.sessionOf(callId)?.mediaStats() ?? null;
   }
 
+  /** The messages of a call this node carries recorded so far, for the inspector; null when it is not here. */
+  ladder(callId: string) {
+    return this.sessionOf(callId)?.ladder() ?? null;
+  }
+
   /** A message on the wire (before it is handled, or as it is sent): to its call's SIP log. */
   onWire(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void {
     const callId = header(message, "Call-ID");

@@ -42,6 +42,11 @@ export class CallReport {
     this.ladder.push(describeMessage(direction, message, from, to));
   }
 
+  /** The messages recorded so far (the first MAX_LADDER), for the inspector while the call is up: a copy. */
+  ladderSoFar(): SipLogMessage[] {
+    return this.ladder.slice();
+  }
+
   /** A provisional from the destination: the first one is when ringing began (pdd_ms). */
   ringing(withMedia: boolean): void {
     // The call is "ringing" from its admission; when ringing began travels in the end report.

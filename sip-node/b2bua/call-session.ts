@@ -112,4 +112,9 @@ export class CallSession {
   mediaStats() {
     return this.call.relay?.stats() ?? null;
   }
+
+  /** The call's ladder so far, for the inspector. */
+  ladder() {
+    return this.call.report.ladderSoFar();
+  }
 }

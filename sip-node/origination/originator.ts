@@ -100,6 +100,11 @@ export class Originator {
     return this.byCallId(callId)?.mediaStats() ?? null;
   }
 
+  /** The messages of a test call recorded so far, for the inspector; null when this node does not place it. */
+  ladder(callId: string) {
+    return this.byCallId(callId)?.ladder() ?? null;
+  }
+
   /** Resolves when what ended calls still do is done, or after `timeoutMs`. */
   settled(timeoutMs: number): Promise<void> {
     return this.work.settled(timeoutMs);

@@ -495,4 +495,9 @@ export class TestCall {
   mediaStats() {
     return this.relay?.stats() ?? null;
   }
+
+  /** The call's ladder so far (the requests and answers recorded), for the inspector. */
+  ladder() {
+    return this.report.ladderSoFar();
+  }
 }

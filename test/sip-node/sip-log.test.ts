@@ -7,7 +7,19 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerClient } from "../../sip-node/control/worker-client.ts";
 import { MediaEngine } from "../../sip-node/media/engine.ts";
-import { endedCall, freeUdpPort, openAccount, pause, startStack, syncLedger, uac, uas, type Stack, type TestAccount } from "./harness.ts";
+import {
+  endedCall,
+  freeUdpPort,
+  openAccount,
+  pause,
+  startStack,
+  syncLedger,
+  uac,
+  uas,
+  until,
+  type Stack,
+  type TestAccount,
+} from "./harness.ts";
 
 let stack: Stack;
 
@@ -234,5 +246,61 @@ describe("the call's sip-log.jsonl", () => {
     const log = await account.call(`/api/calls/${crashed.call_id}/sip-log`);
     expect(log.messages.map((m: any) => m.first_line)).toEqual(["INVITE sip:1@127.0.0.1 SIP/2.0", "INVITE sip:2@127.0.0.1 SIP/2.0"]);
     expect((await account.call(`/api/calls/${empty.call_id}/sip-log`)).messages).toEqual([]);
+  }, 60_000);
+});
+
+describe("the ladder while the call is up", () => {
+  it("is the node's answer to the stats command: the messages recorded so far, which the end's ladder then starts with", async () => {
+    const port = await freeUdpPort();
+    const account = await openAccount(stack, port);
+    const callee = uas("uas.xml", port);
+    await callee.listening;
+    const caller = uac(stack, account.src, "uac-talk.xml", "14155550123", { TALK_MS: "3000" });
+    const lines = (messages: any[]) =>
+      messages.map(
+        (m) => `${(m.direction === "in" ? m.fromip : m.toip) === `127.0.0.1:${port}` ? "B" : "A"} ${m.direction} ${m.status ?? m.method}`,
+      );
+    // The inspector asks the node carrying the call through the NodeHub (`stats`) at every poll.
+    const live = await until(
+      "the answered call's ladder in the inspector",
+      async () => {
+        const id = (await account.call("/api/calls")).items?.find((c: any) => c.status === "active")?.id;
+        const inspect = id && (await account.call(`/api/calls/${id}/inspect`));
+        return inspect?.live && lines(inspect.ladder).includes("A out 200 OK") && inspect;
+      },
+      10_000,
+      100,
+    );
+    expect(lines(live.ladder)).toEqual([
+      "A in INVITE",
+      "A out 100 Trying",
+      "B out INVITE",
+      "B in 180 Ringing",
+      "A out 180 Ringing",
+      "B in 200 OK",
+      "B out ACK",
+      "A out 200 OK",
+    ]);
+    // The node's own copy is what it answered; no more messages while the call talks.
+    expect(stack.node.b2bua.ladder(live.call.id)).toHaveLength(live.ladder.length);
+    expect(live.ladder[0]).toMatchObject({ method: "INVITE", status: null, totag: null, headers: null });
+    expect(live.ladder[0].first_line).toMatch(/^INVITE sip:14155550123@/);
+
+    expect((await caller).code).toBe(0);
+    expect((await callee).code).toBe(0);
+    const call = await endedCall(account);
+    expect(call.id).toBe(live.call.id);
+    // After the end, the record: the same messages, in the same shape, and the BYEs after them.
+    const recorded = await until(
+      "the end's ladder in the record",
+      async () => {
+        const inspect = await account.call(`/api/calls/${call.id}/inspect`);
+        return !inspect.live && inspect.ladder.length > live.ladder.length && inspect;
+      },
+      10_000,
+      100,
+    );
+    expect(recorded.ladder.slice(0, live.ladder.length)).toEqual(live.ladder);
+    expect(lines(recorded.ladder.slice(live.ladder.length))).toEqual(["A in BYE", "B out BYE", "B in 200 OK"]);
   }, 60_000);
 });

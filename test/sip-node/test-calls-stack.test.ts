@@ -190,7 +190,27 @@ describe("a test call through the stack", () => {
     const far = uas("uas-ring.xml", port);
     await far.listening;
     const placed = await account.api("/api/customer/test-calls", { number: "+14155550123", seconds: 5 });
-    await until("ringing", async () => (await account.api(`/api/customer/test-calls/${placed.body.id}`)).body.status === "ringing");
+    const ringing = await until("ringing", async () => {
+      const { body } = await account.api(`/api/customer/test-calls/${placed.body.id}`);
+      return body.status === "ringing" && body;
+    });
+    // While it rings the inspector has the node's ladder so far (its answer to `stats`): our INVITE and the 180.
+    const inspected = await until(
+      "the ringing call's ladder in the inspector",
+      async () => {
+        const { body } = await account.api(`/api/calls/${ringing.call_id}/inspect`);
+        return body?.live && body.ladder?.some((m: { status: string | null }) => m.status === "180 Ringing") && body;
+      },
+      10,
+    );
+    expect(
+      inspected.ladder.map((m: { direction: string; status: string | null; method: string }) => `${m.direction} ${m.status ?? m.method}`),
+    ).toEqual(["out INVITE", "in 180 Ringing"]);
+    expect(inspected.ladder[0]).toMatchObject({
+      toip: `127.0.0.1:${port}`,
+      first_line: expect.stringMatching(/^INVITE sip:/),
+      headers: null,
+    });
     const cancelled = await account.api(`/api/customer/test-calls/${placed.body.id}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe("cancelled");

@@ -1,6 +1,6 @@
-// GET /api/calls/{id}/inspect: after the call, the record; while it is up, `live` and the media
-// legs asked of the SIP node carrying it through the NodeHub. A node that cannot answer leaves
-// `media` null and the inspector still answers.
+// GET /api/calls/{id}/inspect: after the call, the record; while it is up, `live`, the media legs
+// and the ladder so far asked of the SIP node carrying it through the NodeHub. A node that cannot
+// answer leaves `media` null (and the ladder as recorded) and the inspector still answers.
 import { afterEach, describe, expect, it } from "vitest";
 import { closeNodes, connectNode } from "./fake-node.ts";
 import { addSipMessages, giveVerdict, insertCall } from "./call-record-fixtures.ts";
@@ -143,6 +143,78 @@ describe("GET /api/calls/{id}/inspect", () => {
     expect(res.body.call.remaining_sec).toBeLessThanOrEqual(14_380);
     expect(res.body.call.ended_at).toBeNull();
     expect(res.body.verdict).toBeNull();
+  });
+
+  it("while the call is up: the ladder so far from the same stats answer, in the recorded ladder's shape, growing poll by poll", async () => {
+    const owner = await createAccount();
+    const nodeId = `ladder-node-${crypto.randomUUID()}`;
+    const legs = { caller: leg(50), callee: leg(40) };
+    const start = Date.now() - 5_000;
+    const at = (ms: number) => new Date(start + ms).toISOString();
+    // As the node's CallReport records them (schema/node-api.ts SipLogMessage): optional fields left out, a raw text it may carry.
+    const invite = {
+      time_stamp: at(0),
+      direction: "in",
+      method: "INVITE",
+      fromip: "203.0.113.10:5060",
+      toip: "198.51.100.2:5060",
+      fromtag: "caller-tag",
+      first_line: "INVITE sip:14155550123@198.51.100.2 SIP/2.0",
+      raw: "INVITE sip:14155550123@198.51.100.2 SIP/2.0\r\n\r\n",
+    };
+    const ringing = {
+      time_stamp: at(400),
+      direction: "in",
+      method: "INVITE",
+      status: "180 Ringing",
+      fromip: "198.51.100.9:5060",
+      toip: "198.51.100.2:5060",
+      fromtag: "b-tag",
+      totag: "callee-tag",
+      first_line: "SIP/2.0 180 Ringing",
+    };
+    const answered = { ...ringing, time_stamp: at(900), status: "200 OK", first_line: "SIP/2.0 200 OK" };
+    const ladder: unknown[] = [invite, ringing];
+    const { seen } = await connectNode(nodeId, (command) =>
+      command.type === "stats"
+        ? { ok: true, result: { active_calls: 1, transactions: 1, media: { sampled_at: at(1_000), legs }, ladder } }
+        : null,
+    );
+    const call = await upCallOn(owner, nodeId, 1_000);
+
+    const first = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expect(first.status).toBe(200);
+    // One hub round trip answers both the media and the ladder.
+    expect(seen).toEqual([{ type: "stats", call_id: call.id }]);
+    expect(first.body.live).toBe(true);
+    expect(first.body.media).toEqual({ sampled_at: at(1_000), legs });
+    expect(first.body.ladder).toEqual([
+      {
+        time_stamp: invite.time_stamp,
+        direction: "in",
+        method: "INVITE",
+        status: null,
+        fromip: "203.0.113.10:5060",
+        toip: "198.51.100.2:5060",
+        fromtag: "caller-tag",
+        totag: null,
+        first_line: "INVITE sip:14155550123@198.51.100.2 SIP/2.0",
+        headers: null,
+      },
+      { ...ringing, headers: null },
+    ]);
+
+    // The next poll: what the node has recorded since.
+    ladder.push(answered);
+    const second = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expect(seen).toHaveLength(2);
+    expect(second.body.ladder.map((m: { status: string | null }) => m.status)).toEqual([null, "180 Ringing", "200 OK"]);
+    expect(second.body.ladder[2]).toEqual({ ...answered, headers: null });
+
+    // A ladder that does not parse leaves the recorded one (none yet) and the media as the node said.
+    ladder.push({ direction: "sideways" });
+    const third = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expect(third.body).toMatchObject({ live: true, ladder: [], media: { sampled_at: at(1_000), legs } });
   });
 
   it("while ringing, the whole cap remains", async () => {

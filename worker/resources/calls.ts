@@ -232,7 +232,9 @@ export const InspectSchema = z
       q850_text: z.string().nullable().optional(),
     }),
     live: z.boolean().openapi({ description: "True while the call is up (ringing or active)" }),
-    ladder: z.array(SipLogMessageSchema).openapi({ description: "The SIP messages recorded (written when the call ends)" }),
+    ladder: z.array(SipLogMessageSchema).openapi({
+      description: "The SIP messages: live from the SIP node so far while the call is up, the record (written at its end) after",
+    }),
     signalling: z.object({
       pdd_ms: z.number().int().nullable().optional(),
       answer_delay_ms: z.number().int().nullable().optional(),

@@ -1,9 +1,10 @@
 // The call inspector (GET /calls/{id}/inspect), polled about every two seconds while a call is
 // up. After the call everything comes from the record; while it is up (ringing or active) the
-// media legs come live from the SIP node carrying it, through the NodeHub. A node that cannot be
-// reached in time only leaves `media` null: the inspector never fails for it.
+// media legs and the ladder so far come live from the SIP node carrying it, through the NodeHub
+// (one `stats` command answers both). A node that cannot be reached in time only leaves `media`
+// null and the ladder as recorded: the inspector never fails for it.
 import { z } from "zod";
-import { LiveLegStats } from "../../schema/node-api.ts";
+import { LiveLegStats, SipLadder, type SipLogMessage } from "../../schema/node-api.ts";
 import type { calls } from "../../schema/calls.ts";
 import { describeError } from "../lib/errors.ts";
 import { callOfAccount, newestAnalysis, sipMessageOut, sipMessagesOf } from "./call-records.ts";
@@ -24,19 +25,41 @@ const IN_PROGRESS = new Set(["ringing", "active"]);
 
 const seconds = (fromIso: string, toMs: number) => Math.max(0, Math.floor((toMs - Date.parse(fromIso)) / 1000));
 
-/** The media of a call that is up, as the node carrying it measures it now; null when it cannot say. */
-async function liveMedia(s: Services, call: CallRow): Promise<Media | null> {
+type Live = { media: Media | null; ladder: SipLogMessage[] | null };
+const NOTHING_LIVE: Live = { media: null, ladder: null };
+
+/**
+ * A call that is up, as the node carrying it has it now (one `stats` round trip): its media legs
+ * and the messages recorded so far; each null when the node cannot say (or says something that
+ * does not parse).
+ */
+async function liveStats(s: Services, call: CallRow): Promise<Live> {
   try {
     const outcome = await s.hub.command({ type: "stats", call_id: call.id }, LIVE_STATS_TIMEOUT_MS, call.nodeId ?? undefined);
-    // no_node, timeout, or the node no longer carries the call: no figures this time.
-    if (!outcome.ok) return null;
+    // no_node, timeout, or the node no longer carries the call: nothing live this time.
+    if (!outcome.ok) return NOTHING_LIVE;
     const media = LiveMedia.nullable().safeParse(outcome.result.media ?? null);
-    return media.success ? media.data : null;
+    const ladder = SipLadder.nullable().safeParse(outcome.result.ladder ?? null);
+    return { media: media.success ? media.data : null, ladder: ladder.success ? ladder.data : null };
   } catch (err) {
-    console.error("inspect: live media unavailable", describeError(err));
-    return null;
+    console.error("inspect: live stats unavailable", describeError(err));
+    return NOTHING_LIVE;
   }
 }
+
+/** A message of the node's live ladder as the API lists the recorded ones (sipMessageOut): no wire text. */
+const liveMessageOut = (m: SipLogMessage) => ({
+  time_stamp: m.time_stamp,
+  direction: m.direction,
+  method: m.method,
+  status: m.status ?? null,
+  fromip: m.fromip,
+  toip: m.toip,
+  fromtag: m.fromtag ?? null,
+  totag: m.totag ?? null,
+  first_line: m.first_line,
+  headers: m.headers ?? null,
+});
 
 type Quality = { mos: number | null; jitter_ms: number | null; packet_loss_pct: number | null; legs: Legs | null };
 
@@ -77,10 +100,10 @@ export async function inspectCall(s: Services, principal: Principal, callId: str
   const liveCall = IN_PROGRESS.has(recorded.status) ? await fromLedger(s, recorded) : null;
   const call = liveCall ?? recorded;
   const live = liveCall !== null;
-  const [messages, analysis, media] = await Promise.all([
+  const [messages, analysis, { media, ladder: liveLadder }] = await Promise.all([
     sipMessagesOf(s.db, call),
     newestAnalysis(s.db, call),
-    live ? liveMedia(s, call) : Promise.resolve(null),
+    live ? liveStats(s, call) : Promise.resolve(NOTHING_LIVE),
   ]);
   const now = Date.now();
 
@@ -155,7 +178,8 @@ export async function inspectCall(s: Services, principal: Principal, callId: str
       q850_text: call.q850Text,
     },
     live,
-    ladder: messages.map(sipMessageOut),
+    // While up, the node's messages so far (the record has them only from the end).
+    ladder: liveLadder ? liveLadder.map(liveMessageOut) : messages.map(sipMessageOut),
     signalling: { pdd_ms: call.pddMs, answer_delay_ms: call.answerDelayMs, early_media: call.earlyMedia, codec: call.codec },
     media: finalMedia,
     quality,

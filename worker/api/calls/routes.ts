@@ -101,7 +101,12 @@ const inspectRoute = createRoute({
   method: "get",
   path: "/calls/{call_id}/inspect",
   tags,
-  summary: "The call inspector: live media while the call is up (poll every 2 s), the record after",
+  summary: "The call inspector: live media and SIP ladder while the call is up (poll every 2 s), the record after",
+  description:
+    "While the call is up (`live`), the SIP node carrying it answers its media legs and the SIP messages it has " +
+    "recorded so far, so `ladder` grows from one poll to the next (up to its first 200 messages); a node " +
+    "that cannot answer in time leaves `media` null and `ladder` as recorded. After the call everything comes from " +
+    "the record, the ladder being the one the node reported with the call's end.",
   ...authenticated,
   request: { params: CallIdParam },
   responses: { 200: jsonBody(InspectSchema, "Inspect document"), ...errors(401, 404, 422) },
