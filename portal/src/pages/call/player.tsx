@@ -173,7 +173,7 @@ function Player({ player }: { player: PlayerState }) {
         <button type="button" onClick={() => player.skip(5)} disabled={!ready}>
           Forward 5 s
         </button>
-        <span className="player-time" data-testid="player-time">
+        <span className="player-time" data-testid="player-time" data-value={player.time}>
           {clock(player.time)} / {clock(player.duration)}
         </span>
       </div>
