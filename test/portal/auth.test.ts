@@ -109,8 +109,8 @@ describe("signing in to the portal", () => {
     await page.getByLabel("New password", { exact: true }).fill(chosen);
     await page.getByLabel("New password again").fill(chosen);
     await page.getByRole("button", { name: "Change password" }).click();
-    // The header names the account: GET /auth/me answers the account's e-mail, not the member's own.
-    await signedIn(page, member.owner);
+    // The header names the member (GET /auth/me's `user`), not the account's owner.
+    await signedIn(page, member);
     await onPage(page, "Dashboard");
 
     const old = await request("/auth/login", { body: { email: member.email, password: member.temporaryPassword } });

@@ -42,6 +42,9 @@ describe("POST /api/customer/users", () => {
     const member = as({ token });
     const me = await member.get("/api/auth/me");
     expect(me.body).toMatchObject({ role: "member", must_change_password: true });
+    // The account's e-mail is its owner's; the member reads their own as the signed-in user.
+    expect(me.body.user).toMatchObject({ email, name: "Ada" });
+    expect(me.body.email).not.toBe(email);
     // Until the password is changed, nothing else answers.
     const blocked = await member.get("/api/customer/users");
     expect(blocked.status).toBe(403);

@@ -35,7 +35,11 @@ export function newPortalPages(): Hono<PortalEnv> {
     if (!shell?.ok) return c.text("The portal is not built: run npm ci (or node portal/scripts/build.mjs).", 503);
     const value = nonce();
     const page = new HTMLRewriter()
-      .on("head", { element: (head) => head.append(`<meta name="csp-nonce" content="${value}">`, { html: true }) })
+      .on("head", {
+        element: (head) => {
+          head.append(`<meta name="csp-nonce" content="${value}">`, { html: true });
+        },
+      })
       .transform(new Response(shell.body, { headers: { "Content-Type": "text/html; charset=utf-8" } }));
     const headers = new Headers(page.headers);
     headers.set("Content-Security-Policy", portalCsp(value));

@@ -60,6 +60,10 @@ export const AccountSchema = z
     profile: ProfileSchema.nullable().optional(),
     terms_version: z.string().nullable().optional(),
     terms_current_version: z.string().optional(),
+    user: z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable() }).optional().openapi({
+      description:
+        "Our extension: the person signed in (the account's `email` is its owner's; a member sees their own here). Absent outside a session.",
+    }),
   })
   .openapi("Account");
 

@@ -66,6 +66,7 @@ export async function accountOut(s: Services, principal: Principal): Promise<Acc
     profile: customer.profile ? { ...customer.profile, profile_completed_at: customer.profileCompletedAt } : null,
     terms_version: customer.termsVersion,
     terms_current_version: s.config.TERMS_VERSION,
+    user: { id: user.id, email: user.email, name: user.name },
   };
 }
 

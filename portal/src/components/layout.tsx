@@ -50,7 +50,7 @@ export function Layout({ me, children }: { me: Schemas["Account"]; children: Rea
           ))}
         </nav>
         <div className="who">
-          <span title={me.company ?? undefined}>{me.email}</span>
+          <span title={me.company ?? undefined}>{me.user?.email ?? me.email}</span>
           <button type="button" onClick={signOut}>
             Sign out
           </button>

@@ -23,7 +23,7 @@ export default function AccountPage() {
         <h2 id="who">Signed in</h2>
         <dl className="facts">
           <dt>E-mail</dt>
-          <dd>{me.data.email}</dd>
+          <dd>{me.data.user?.email ?? me.data.email}</dd>
           <dt>Company</dt>
           <dd>{me.data.company ?? "—"}</dd>
           <dt>Role</dt>
