@@ -24,6 +24,12 @@ const TicketPage = lazy(() => import("./pages/support/ticket-page.tsx"));
 const TestCallsPage = lazy(() => import("./pages/test-calls/test-calls-page.tsx"));
 const ConfirmTestCallPage = lazy(() => import("./pages/test-calls/confirm-page.tsx"));
 const AccountPage = lazy(() => import("./pages/account/account-page.tsx"));
+const TrunkPage = lazy(() => import("./pages/trunk/trunk-page.tsx"));
+const AutomationPage = lazy(() => import("./pages/automation/automation-page.tsx"));
+const AlertsPage = lazy(() => import("./pages/alerts/alerts-page.tsx"));
+const BillingPage = lazy(() => import("./pages/billing/billing-page.tsx"));
+const TeamPage = lazy(() => import("./pages/team/team-page.tsx"));
+const SettingsPage = lazy(() => import("./pages/settings/settings-page.tsx"));
 
 export function App() {
   const { status } = useSession();
@@ -74,6 +80,12 @@ function SignedIn() {
           <Route path="/test-calls" component={TestCallsPage} />
           <Route path="/test-calls/:id/confirm" component={ConfirmTestCallPage} />
           <Route path="/account" component={AccountPage} />
+          <Route path="/trunk" component={TrunkPage} />
+          <Route path="/automation" component={AutomationPage} />
+          <Route path="/alerts" component={AlertsPage} />
+          <Route path="/billing" component={BillingPage} />
+          <Route path="/team" component={TeamPage} />
+          <Route path="/settings" component={SettingsPage} />
           <Route path="/sign-in">
             <Redirect to="/" />
           </Route>

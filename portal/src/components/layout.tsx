@@ -17,6 +17,16 @@ const NAV = [
   ["/account", "Account"],
 ] as const;
 
+/** Where the account is set up and paid for (issue 29). */
+const SETUP = [
+  ["/trunk", "Trunk"],
+  ["/automation", "Automation"],
+  ["/alerts", "Alerts"],
+  ["/billing", "Billing"],
+  ["/team", "Team and access"],
+  ["/settings", "Settings"],
+] as const;
+
 function NavLink({ href, children }: { href: string; children: ReactNode }) {
   const [exact] = useRoute(href);
   const [nested] = useRoute(href === "/" ? "/__never" : `${href}/*?`);
@@ -44,6 +54,13 @@ export function Layout({ me, children }: { me: Schemas["Account"]; children: Rea
         </Link>
         <nav aria-label="Portal">
           {NAV.map(([href, label]) => (
+            <NavLink key={href} href={href}>
+              {label}
+            </NavLink>
+          ))}
+        </nav>
+        <nav aria-label="Setup" className="setup">
+          {SETUP.map(([href, label]) => (
             <NavLink key={href} href={href}>
               {label}
             </NavLink>

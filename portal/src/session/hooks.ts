@@ -13,3 +13,16 @@ export function useMe() {
 export function useAuthConfig() {
   return useQuery({ queryKey: ["auth-config"], queryFn: () => must(api.GET("/auth/config")), staleTime: Infinity });
 }
+
+/**
+ * What the signed-in person may do: owner-only actions are not offered to a member, and actions an
+ * administrator acting as the account may not take (credentials, passwords, passkeys) are marked.
+ */
+export function usePermissions() {
+  const me = useMe();
+  const role = me.data?.role;
+  return {
+    owner: role === "owner" || role === "admin",
+    impersonating: Boolean(me.data?.impersonated_by),
+  };
+}

@@ -1,0 +1,6 @@
+// TODO(issue 29): settings-page.
+import { PageTitle } from "../../components/ui.tsx";
+
+export default function Page() {
+  return <PageTitle>settings-page</PageTitle>;
+}

@@ -1,0 +1,6 @@
+// TODO(issue 29): team-page.
+import { PageTitle } from "../../components/ui.tsx";
+
+export default function Page() {
+  return <PageTitle>team-page</PageTitle>;
+}
