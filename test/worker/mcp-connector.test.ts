@@ -87,6 +87,8 @@ describe("an agent's token", () => {
       arguments: expect.arrayContaining(["auth_password", "host"]),
     });
     expect(JSON.stringify(audit)).not.toContain("digest-secret-1");
+    // The password was not taken: a person sets it on the trunk page (issue 29).
+    expect(destination).toMatchObject({ has_credential: false, ignored_secrets: ["auth_password"] });
     expect((await owner.client.get("/api/customer/destinations")).body[0].id).toBe(destination.id);
   });
 

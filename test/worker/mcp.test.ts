@@ -1,7 +1,7 @@
 // The MCP server at /api/mcp, driven by the MCP SDK's own client with an API key or a portal
 // token: the handshake, the tool list, tools reading and writing through the same services as
 // the HTTP API, tool errors, cursors, tenancy, and the HTTP-level refusals.
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { addTranscript, insertCall } from "./call-record-fixtures.ts";
 import { ORIGIN, request } from "./client.ts";
@@ -82,10 +82,16 @@ describe("handshake and tool list", () => {
     // Credentials travel on the HTTP request only: no tool asks for one.
     const inputs = tools.flatMap((t) => Object.keys(t.inputSchema.properties ?? {}));
     expect(inputs.filter((name) => /^(token|access_token|api_key|apikey|authorization|bearer|x-api-key)$/i.test(name))).toEqual([]);
+    // Nor a secret of the configuration: a person types those on the portal (issue 29).
+    expect(inputs.filter((name) => /password|secret|_key$|^auth_/i.test(name))).toEqual([]);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.list_calls!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.set_webhook!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     expect(Object.keys(byName.add_destination!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["host", "port", "kind"]));
+    expect(Object.keys(byName.set_webhook!.inputSchema.properties ?? {})).toEqual(["url"]);
+    for (const name of ["add_destination", "set_webhook"]) {
+      expect(byName[name]!.description).toContain("Secrets never pass through an agent's conversation");
+    }
     expect(byName.get_call!.inputSchema.required).toEqual(["call_id"]);
     expect(Object.keys(byName.list_calls!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["cursor", "limit", "status"]));
   });
@@ -110,9 +116,8 @@ describe("tools over the same services as the HTTP API", () => {
   it("writes: add_destination and add_routing_rule are visible through the HTTP API", async () => {
     const { owner, apiKey } = await keyedAccount();
     const client = await mcpClient({ apiKey });
-    const destination = await callOk(client, "add_destination", { host: "sbc2.carrier.test", port: 5080, auth_password: "s3cret-digest" });
-    expect(destination).toMatchObject({ host: "sbc2.carrier.test", port: 5080, has_credential: true });
-    expect(JSON.stringify(destination)).not.toContain("s3cret-digest");
+    const destination = await callOk(client, "add_destination", { host: "sbc2.carrier.test", port: 5080 });
+    expect(destination).toMatchObject({ host: "sbc2.carrier.test", port: 5080, has_credential: false, ignored_secrets: [] });
     const rule = await callOk(client, "add_routing_rule", { prefix: "+4930", destination_id: destination.id });
 
     const listed = await owner.client.get("/api/customer/destinations");
@@ -164,9 +169,13 @@ describe("onboarding a carrier through MCP, as the plugin does", () => {
     expect(entry).toMatchObject({ cidr, admits_calls: true });
     await callOk(client, "add_routing_rule", { prefix: "+4930", destination_id: destination.id });
 
+    // The webhook's signing secret is typed by a person on the portal page the tool links to.
+    const hook = await callOk(client, "set_webhook", { url: "https://hooks.carrier.example/shield" });
+    expect(hook).toMatchObject({ url: null, secret_set: false, url_saved: false });
+    const page = new URL(hook.secret_url);
+    expect(page.pathname).toBe("/app/alerts");
     const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-    const hook = await callOk(client, "set_webhook", { url: "https://hooks.carrier.example/shield", secret });
-    expect(hook).toEqual({ url: "https://hooks.carrier.example/shield", secret_set: true });
+    await owner.client.put("/api/customer/webhook", { url: page.searchParams.get("webhook_url"), secret });
 
     expect(await callOk(client, "list_channels")).toEqual({ items: [], total: 0, next_cursor: null });
     const channel = await owner.client.post("/api/customer/alert-channels", {
@@ -188,6 +197,68 @@ describe("onboarding a carrier through MCP, as the plugin does", () => {
     const started = await callOk(client, "get_started");
     expect(started.steps.filter((s: { done: boolean }) => !s.done)).toEqual([]);
     expect(started.next_step).toBeNull();
+  });
+});
+
+describe("secrets never pass through an agent (issue 29)", () => {
+  it("add_destination stores no credential or secret it is sent, names them as ignored and links the trunk page", async () => {
+    const { owner, apiKey } = await keyedAccount();
+    const client = await mcpClient({ apiKey });
+    const result = (await client.callTool({
+      name: "add_destination",
+      arguments: {
+        host: "sbc3.carrier.test",
+        auth_username: "carrier",
+        auth_password: "s3cret-digest",
+        webhook_secret: "a-webhook-secret-of-some-length",
+        provider_api_key: "sk-provider-key",
+      },
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const destination = result.structuredContent as any;
+    expect(destination).toMatchObject({
+      host: "sbc3.carrier.test",
+      has_credential: false,
+      has_webhook_secret: false,
+      has_provider_key: false,
+      secret_url: `${ORIGIN}/app/trunk`,
+      ignored_secrets: ["auth_username", "auth_password", "webhook_secret", "provider_api_key"],
+    });
+    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+    expect(text).toContain(`${ORIGIN}/app/trunk`);
+    expect(text).toContain("Not stored: auth_username, auth_password, webhook_secret, provider_api_key");
+    expect(text).not.toMatch(/s3cret-digest|sk-provider-key|a-webhook-secret/);
+    const stored = (await owner.client.get("/api/customer/destinations")).body.find((d: { id: string }) => d.id === destination.id);
+    expect(stored).toMatchObject({ has_credential: false, has_webhook_secret: false, has_provider_key: false });
+  });
+
+  it("set_webhook takes no secret: without one it stores nothing and links the alerts page with the URL filled in", async () => {
+    const { owner, apiKey } = await keyedAccount();
+    const client = await mcpClient({ apiKey });
+    const url = "https://hooks.carrier.example/shield";
+    const pending = await callOk(client, "set_webhook", { url, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
+    expect(pending).toEqual({
+      url: null,
+      secret_set: false,
+      url_saved: false,
+      secret_url: `${ORIGIN}/app/alerts?webhook_url=${encodeURIComponent(url)}`,
+      ignored_secrets: ["secret"],
+    });
+    expect((await owner.client.get("/api/customer/webhook")).body).toEqual({ url: null, secret_set: false });
+    // A URL PUT would refuse is refused now, before a person is sent to the page with it.
+    expect(await callFails(client, "set_webhook", { url: "http://hooks.carrier.example/x" })).toMatch(/set_webhook refused \(422\): url/);
+
+    // The person sets URL and secret on the page; then the agent may move the URL, the secret staying.
+    await owner.client.put("/api/customer/webhook", { url, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
+    const moved = await callOk(client, "set_webhook", { url: "https://hooks2.carrier.example/shield" });
+    expect(moved).toMatchObject({ url: "https://hooks2.carrier.example/shield", secret_set: true, url_saved: true, ignored_secrets: [] });
+    expect(moved.secret_url).toBe(`${ORIGIN}/app/alerts`);
+    const cleared = await callOk(client, "set_webhook", { url: "https://hooks2.carrier.example/shield", secret: null });
+    expect(cleared).toMatchObject({ secret_set: true, ignored_secrets: [] });
+    expect((await owner.client.get("/api/customer/webhook")).body).toEqual({
+      url: "https://hooks2.carrier.example/shield",
+      secret_set: true,
+    });
   });
 });
 

@@ -6,6 +6,7 @@ import { createDestination, listDestinations } from "../../services/destinations
 import { pageArgs, pageOfAll, pageOutput } from "../pages.ts";
 import { MCP_SCOPES } from "../scopes.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
+import { ignoredNote, ignoredSecrets, NO_SECRETS, portalUrl, secretFields } from "./portal-links.ts";
 
 export const listDestinationsTool = defineTool({
   name: "list_destinations",
@@ -21,19 +22,38 @@ export const listDestinationsTool = defineTool({
   summary: (page) => `${page.total} destination(s).`,
 });
 
+/** A destination's credential and secrets: set by a person on the portal's trunk page, never by an agent. */
+const DESTINATION_SECRETS = ["auth_username", "auth_password", "auth_realm", "webhook_secret", "provider_api_key"] as const;
+const omitted = Object.fromEntries(DESTINATION_SECRETS.map((name) => [name, true])) as Record<(typeof DESTINATION_SECRETS)[number], true>;
+/** What add_destination stores: every field of POST /customer/destinations but the secret ones. */
+const AgentDestinationSchema = CreateDestinationSchema.omit(omitted);
+
 export const addDestinationTool = defineTool({
   name: "add_destination",
   title: "Add a destination",
   description:
     "Add where calls go: a SIP endpoint (host, port, transport) or a voice-AI agent (kind voice_ai with its provider). " +
-    "is_default makes it the fallback for calls no routing rule or whitelist entry sends elsewhere. Passwords and secrets " +
-    "given here are stored encrypted and never shown again. Check it afterwards with check_destination.",
+    "is_default makes it the fallback for calls no routing rule or whitelist entry sends elsewhere. Check it afterwards " +
+    `with check_destination. ${NO_SECRETS} A destination's digest credential (username, password, realm), webhook secret ` +
+    "and provider API key are set there, on the trunk page; needs_credential and needs_webhook say when one is missing.",
   scope: MCP_SCOPES.configWrite,
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  input: CreateDestinationSchema,
-  output: DestinationSchema,
-  run: ({ services, principal }, args) => createDestination(services, principal, args),
-  summary: (d) => `Destination ${d.id} added (${d.host}:${d.port}/${d.transport}).`,
+  // Loose, so a secret sent anyway reaches run() and is named as ignored instead of vanishing unseen.
+  input: AgentDestinationSchema.loose(),
+  output: DestinationSchema.extend(secretFields),
+  run: async ({ services, principal }, args) => {
+    const destination = await createDestination(services, principal, AgentDestinationSchema.parse(args));
+    return { ...destination, secret_url: portalUrl(services, "/trunk"), ignored_secrets: ignoredSecrets(args, DESTINATION_SECRETS) };
+  },
+  summary: (d) => {
+    const missing = [d.needs_credential ? "digest credential" : "", d.needs_webhook ? "webhook secret" : ""].filter(Boolean);
+    return (
+      `Destination ${d.id} added (${d.host}:${d.port}/${d.transport}).${ignoredNote(d.ignored_secrets)} ` +
+      (missing.length
+        ? `It still needs its ${missing.join(" and ")}: ask a person to set it at ${d.secret_url}.`
+        : `A credential or secret, if it needs one, is set by a person at ${d.secret_url}.`)
+    );
+  },
 });
 
 export const checkDestinationTool = defineTool({

@@ -9,6 +9,7 @@ import { getWebhook } from "../../services/webhook.ts";
 import { listIpEntries } from "../../services/whitelist.ts";
 import { MCP_SCOPES } from "../scopes.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "../tool.ts";
+import { portalUrl } from "./portal-links.ts";
 
 const StepSchema = z.object({
   step: z.string(),
@@ -63,7 +64,9 @@ async function checklist({ services, principal }: ToolContext) {
     {
       step: "Receive verdicts on your webhook",
       done: Boolean(webhook.url && webhook.secret_set),
-      detail: webhook.url ? `${webhook.url}${webhook.secret_set ? "" : " (no signing secret yet)"}` : "no webhook",
+      detail: webhook.url
+        ? `${webhook.url}${webhook.secret_set ? "" : ` (no signing secret yet: a person sets it at ${portalUrl(services, "/alerts")})`}`
+        : "no webhook",
       tool: "set_webhook",
     },
     { step: "Alert people on fraud", done: alerts.length > 0, detail: `${alerts.length} alert rule(s)`, tool: "add_alert_rule" },
