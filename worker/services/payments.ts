@@ -28,6 +28,9 @@ const PAYMENT_CREDIT_NAMESPACE = "c1f7a3e0-4b9d-4f0e-8f5a-2d6b9e3c7a15";
 
 const setupOf = (s: Services) => paymentSetup(s.config, s.origin);
 
+/** Where the payment provider sends the browser back: the portal's billing page, which says how the checkout went. */
+export const checkoutReturn = (origin: string, outcome: "success" | "cancelled") => `${origin}/app/billing?checkout=${outcome}`;
+
 export async function paymentsConfig(s: Services) {
   const setup = await setupOf(s);
   return {
@@ -69,8 +72,8 @@ async function openCheckout(
       amountCents: order.micros / CENT_MICROS,
       description: order.description,
       planCode: order.planCode,
-      successUrl: `${s.origin}/billing?checkout=success`,
-      cancelUrl: `${s.origin}/billing?checkout=cancelled`,
+      successUrl: checkoutReturn(s.origin, "success"),
+      cancelUrl: checkoutReturn(s.origin, "cancelled"),
     });
   } catch (err) {
     if (err instanceof ProviderError) throw new UpstreamFailed("Payment provider error");
