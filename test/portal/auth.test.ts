@@ -63,22 +63,27 @@ describe("signing in to the portal", () => {
     expect(await page.locator("header.top").count()).toBe(0);
   });
 
-  it("signs in with a passkey added on the account page", async (test) => {
+  it("signs in with a passkey added on Team and access", async (test) => {
     const owner = await newOwner();
     const { page } = await browserFor(test);
     await virtualAuthenticator(page);
     await signIn(page, owner);
     await page.getByRole("navigation", { name: "Portal" }).getByRole("link", { name: "Account" }).click();
     await onPage(page, "Account");
-    await page.getByRole("heading", { level: 2, name: "Passkeys" }).waitFor();
-    await page.getByText("No passkey yet.").waitFor();
+    const passkeysLink = page.getByRole("link", { name: "passkeys on Team and access" });
+    await passkeysLink.waitFor();
     await checkA11y(page, "account");
     await screenshots(page, "account");
 
-    await page.getByLabel("Name of the new passkey").fill("Test laptop");
-    await page.getByRole("button", { name: "Add a passkey" }).click();
-    await page.locator("li", { hasText: "Test laptop" }).waitFor();
-    await page.getByText("on (password and passkey)").waitFor();
+    // The account's passkeys are on Team and access (the account page links there).
+    await passkeysLink.click();
+    await page.locator('nav[aria-label="Setup"] a[aria-current="page"]', { hasText: "Team and access" }).waitFor();
+    const passkeys = page.locator("section", { has: page.getByRole("heading", { level: 2, name: "Passkeys" }) });
+    await passkeys.getByText("No passkey yet.").waitFor();
+    await passkeys.getByLabel("Name of the new passkey").fill("Test laptop");
+    await passkeys.getByRole("button", { name: "Add a passkey" }).click();
+    await passkeys.locator("tbody tr", { hasText: "Test laptop" }).waitFor();
+    await passkeys.getByText("on (password and passkey)").waitFor();
     // The password alone no longer signs in: the API asks for the passkey.
     const login = await request("/auth/login", { body: { email: owner.email, password: owner.password } });
     expect(login.body).toMatchObject({ twofa_required: true });
