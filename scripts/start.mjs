@@ -38,7 +38,9 @@ const LOCAL_VARS = {
   LOGIN_IP_MAX_ATTEMPTS: "1000000",
   // MCP clients (the Inspector) register an OAuth client on each connection: 30 an hour is a few runs.
   OAUTH_REGISTER_MAX_PER_IP: "100000",
-  INGRESS_HOST: API_HOST,
+  INGRESS_HOST: SIP_HOST,
+  // Where the node listens: what /customer/network-info tells a carrier to send its calls to.
+  INGRESS_PORT: String(SIP_PORT),
   ...(SIP_WS ? { DIALER_WS_URL: `${SIP_WSS ? "wss" : "ws"}://${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${SIP_WS_PORT}` } : {}),
   ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local" } : {}),
 };

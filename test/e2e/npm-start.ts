@@ -9,6 +9,7 @@ export type NpmStart = {
   child: ChildProcess;
   base: string;
   transcriberPort: number;
+  sipPort: number;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Everything it printed so far, both streams. */
   output(): string;
@@ -59,6 +60,7 @@ export async function startNpm(options: { stateDir?: string } = {}): Promise<Npm
     child,
     base: `http://127.0.0.1:${port}`,
     transcriberPort,
+    sipPort,
     exited,
     output: () => output,
     waitForOutput: (pattern, timeoutMs) =>

@@ -35,6 +35,10 @@ describe("npm start", () => {
       body: JSON.stringify(demo),
     });
     expect(login.status).toBe(200);
+    // Where the portal tells a carrier to send calls is where the node listens.
+    const { access_token } = (await login.json()) as { access_token: string };
+    const network = await fetch(`${base}/api/customer/network-info`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect(await network.json()).toMatchObject({ ingress_host: "127.0.0.1", ingress_port: app.sipPort });
     const plans = (await (await fetch(`${base}/api/plans`)).json()) as unknown[];
     expect(plans.length).toBe(4);
   });
