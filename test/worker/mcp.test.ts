@@ -221,11 +221,12 @@ describe("secrets never pass through an agent (issue 29)", () => {
       has_credential: false,
       has_webhook_secret: false,
       has_provider_key: false,
-      secret_url: `${ORIGIN}/app/trunk`,
+      secret_url: expect.stringMatching(new RegExp(`^${ORIGIN}/app/trunk\\?destination=[0-9a-f-]{36}$`)),
       ignored_secrets: ["auth_username", "auth_password", "webhook_secret", "provider_api_key"],
     });
     const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
-    expect(text).toContain(`${ORIGIN}/app/trunk`);
+    expect(destination.secret_url).toBe(`${ORIGIN}/app/trunk?destination=${destination.id}`);
+    expect(text).toContain(destination.secret_url);
     expect(text).toContain("Not stored: auth_username, auth_password, webhook_secret, provider_api_key");
     expect(text).not.toMatch(/s3cret-digest|sk-provider-key|a-webhook-secret/);
     const stored = (await owner.client.get("/api/customer/destinations")).body.find((d: { id: string }) => d.id === destination.id);

@@ -43,7 +43,11 @@ export const addDestinationTool = defineTool({
   output: DestinationSchema.extend(secretFields),
   run: async ({ services, principal }, args) => {
     const destination = await createDestination(services, principal, AgentDestinationSchema.parse(args));
-    return { ...destination, secret_url: portalUrl(services, "/trunk"), ignored_secrets: ignoredSecrets(args, DESTINATION_SECRETS) };
+    return {
+      ...destination,
+      secret_url: portalUrl(services, `/trunk?destination=${destination.id}`),
+      ignored_secrets: ignoredSecrets(args, DESTINATION_SECRETS),
+    };
   },
   summary: (d) => {
     const missing = [d.needs_credential ? "digest credential" : "", d.needs_webhook ? "webhook secret" : ""].filter(Boolean);
