@@ -29,7 +29,9 @@ const TRANSCRIPTION_URL = process.env.TRANSCRIPTION_URL;
 const ENGINE_MISSING = 3;
 
 // Local runs keep the per-e-mail login limit but lift the per-address ones and signup out of a
-// scripted suite's reach; the local mail view is served only while the API listens on loopback.
+// scripted suite's reach; the local mail view is served only while the API listens on loopback, and
+// only then may webhooks and alert channels post to a receiver on this machine (http to loopback;
+// private ranges stay refused).
 const LOOPBACK = API_HOST === "localhost" || API_HOST === "::1" || /^127\./.test(API_HOST);
 const LOCAL_VARS = {
   SIGNUP_MAX_PER_IP: "1000",
@@ -42,7 +44,7 @@ const LOCAL_VARS = {
   // Where the node listens: what /customer/network-info tells a carrier to send its calls to.
   INGRESS_PORT: String(SIP_PORT),
   ...(SIP_WS ? { DIALER_WS_URL: `${SIP_WSS ? "wss" : "ws"}://${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${SIP_WS_PORT}` } : {}),
-  ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local" } : {}),
+  ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local", OUTBOUND_ALLOW_LOOPBACK: "true" } : {}),
 };
 
 ensureDevVars();

@@ -93,6 +93,34 @@ describe("local mail view", () => {
     expect(page.headers.get("cache-control")).toBe("no-store");
   });
 
+  it("keeps an alert rule's test e-mail for the view, where mail sending is not configured", async () => {
+    const owner = await createAccount();
+    const rule = await owner.client.post("/api/customer/alert-rules", { name: "NOC", recipients: ["noc@carrier.test"] });
+    expect(rule.status).toBe(201);
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request(`http://127.0.0.1:8787/api/customer/alert-rules/${rule.body.id}/test`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${owner.token}` },
+      }),
+      localBindings,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      sent: false,
+      error: "local_mail_view",
+      latency_ms: expect.any(Number),
+      recipients: ["noc@carrier.test"],
+      channels: [],
+    });
+    const { messages } = await mailJson(`/dev/mail.json?to=noc%40carrier.test`);
+    expect(messages.map((m: { subject: string }) => m.subject)).toEqual(["[Call Shield] Test alert: NOC"]);
+    // Without the view (a deployed Worker with the outbox), nothing can be tried: 409 no_delivery.
+    expect(await owner.client.post(`/api/customer/alert-rules/${rule.body.id}/test`)).toMatchObject({ status: 409 });
+  });
+
   it("answers 404 when the flag is off", async () => {
     for (const path of ["/dev/mail", "/dev/mail.json"]) {
       const res = await view(path, { bindings: env });

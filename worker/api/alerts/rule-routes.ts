@@ -62,7 +62,9 @@ const testRuleRoute = createRoute({
   path: "/customer/alert-rules/{rule_id}/test",
   tags,
   summary: "Send a test alert: an e-mail to the recipients and a connection test to each channel",
-  description: "409 no_delivery when nothing can be tried: e-mail off (or on while mail sending is not configured) and no enabled channel.",
+  description:
+    "409 no_delivery when nothing can be tried: e-mail off (or on while mail sending is not configured) and no enabled channel. " +
+    "Under the local mail view (npm start) the test e-mail is kept in the local outbox and its result says local_mail_view.",
   ...authenticated,
   request: { params: AlertRuleIdParam },
   responses: { 200: jsonBody(AlertTestResultSchema, "What each delivery did"), ...errors(401, 404, 409) },
