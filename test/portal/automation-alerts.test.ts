@@ -10,7 +10,6 @@
 // axe-core and saved at 1440 and 390 px.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { uac, type Stack } from "../sip-node/harness.ts";
@@ -18,6 +17,7 @@ import {
   browserFor,
   checkA11y,
   newOwner,
+  onPage,
   open,
   placeCall,
   portal,
@@ -32,12 +32,6 @@ import {
 
 /** The caller ID of the sipp scenarios (their From user), as a controlled number keeps it: digits. */
 const CALLER = "14155550100";
-
-/** Waits until the Setup navigation marks `label` as the current page. */
-async function onSetupPage(page: Page, label: string): Promise<void> {
-  await page.locator('nav[aria-label="Setup"] a[aria-current="page"]', { hasText: label }).waitFor();
-  await page.locator("main h1").first().waitFor();
-}
 
 /** A local HTTP receiver on 127.0.0.1: what it was sent, and the status it answers each request with. */
 type Received = { path: string; headers: IncomingHttpHeaders; body: string };
@@ -66,7 +60,7 @@ describe.skipIf(!portal.transcription)("automation (needs the offline transcribe
     const { page } = await browserFor(test);
     await signIn(page, owner);
     await open(page, "/app/automation");
-    await onSetupPage(page, "Automation");
+    await onPage(page, "Automation");
     await page.getByText("No rule yet").waitFor();
     await page.getByText("No number is under control now.").waitFor();
 
@@ -193,7 +187,7 @@ describe("alerts", () => {
     const { page } = await browserFor(test);
     await signIn(page, owner);
     await open(page, "/app/alerts");
-    await onSetupPage(page, "Alerts");
+    await onPage(page, "Alerts");
     await page.getByText("No alert rule yet.").waitFor();
 
     // A channel at the local receiver: connected, listed by host only, and tested from its row.
@@ -321,7 +315,7 @@ describe("alerts", () => {
 
     // An agent's set_webhook links here with the URL: the form has it, the person adds the secret.
     await open(page, `/app/alerts?webhook_url=${encodeURIComponent(url)}`);
-    await onSetupPage(page, "Alerts");
+    await onPage(page, "Alerts");
     const webhook = page.getByRole("region", { name: "Webhook", exact: true });
     await webhook.getByText("An agent proposed this URL").waitFor();
     expect(await webhook.getByTestId("webhook-secret-state").textContent()).toBe("Not set");

@@ -7,13 +7,7 @@
 // tax it brings. Every figure is checked against the API; both pages with axe-core and screenshots.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserFor, checkA11y, newOwner, open, screenshots, settled, signIn } from "./fixtures.ts";
-
-/** Waits until the Setup navigation marks `label` as the current page and its heading shows. */
-async function onSetupPage(page: Page, label: string): Promise<void> {
-  await page.locator('nav[aria-label="Setup"] a[aria-current="page"]', { hasText: label }).waitFor();
-  await page.locator("main h1").first().waitFor();
-}
+import { browserFor, checkA11y, newOwner, onPage, open, screenshots, settled, signIn } from "./fixtures.ts";
 
 /** The balance the page shows, as a number (its data-value), once it equals `expected`. */
 async function shownBalance(page: Page, expected: number): Promise<number> {
@@ -41,7 +35,7 @@ describe("billing", () => {
     const { page } = await browserFor(test);
     await signIn(page, owner);
     await open(page, "/app/billing");
-    await onSetupPage(page, "Billing");
+    await onPage(page, "Billing");
     await settled(page);
     expect(await shownBalance(page, 5)).toBe(5);
     expect(await page.getByTestId("plan").getAttribute("data-value")).toBe(start.plan);
@@ -67,7 +61,7 @@ describe("billing", () => {
     await page.getByText(`US$${amount}.00 for credit.`).waitFor();
     await page.getByRole("button", { name: "Pay" }).click();
     await page.waitForURL(/\/app\/billing\?checkout=success$/);
-    await onSetupPage(page, "Billing");
+    await onPage(page, "Billing");
     await page.getByRole("status").filter({ hasText: "the payment is complete" }).waitFor();
     const topped = await owner.api("/customer/balance");
     expect(topped.balance).toBe(start.balance + amount);
@@ -119,7 +113,7 @@ describe("settings", () => {
     const { page } = await browserFor(test);
     await signIn(page, owner);
     await open(page, "/app/settings");
-    await onSetupPage(page, "Settings");
+    await onPage(page, "Settings");
     await settled(page);
 
     const taxForm = page.getByRole("form", { name: "Tax ID" });
@@ -176,7 +170,7 @@ describe("settings", () => {
 
     // After a reload the page shows what was saved.
     await page.reload();
-    await onSetupPage(page, "Settings");
+    await onPage(page, "Settings");
     await settled(page);
     expect(await page.getByRole("form", { name: "Tax ID" }).getByLabel("Tax ID or VAT number").inputValue()).toBe("123456789RT0001");
     expect(await address.getByLabel("Province or territory").inputValue()).toBe("NS");

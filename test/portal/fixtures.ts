@@ -111,15 +111,9 @@ export async function newOwner(options: { company?: string; name?: string; email
   return { ...accountOf(person, signup.body.customer.id, signup.body.access_token), role: "owner" };
 }
 
-/**
- * A member the owner invites (POST /customer/users), with the temporary password of the
- * invitation mail as the local outbox (GET /dev/mail.json) keeps it: their first sign-in must
- * choose a new one.
- */
-export async function inviteMember(owner: Owner, options: { name?: string; email?: string } = {}): Promise<Member> {
-  const email = options.email ?? `member-${unique()}@portal.test`;
-  const invited = await owner.api("/customer/users", { body: { email, name: options.name ?? null } });
-  const temporaryPassword = await until(
+/** The temporary password of the newest invitation mail to `email` in the local outbox (GET /dev/mail.json). */
+export function temporaryPasswordOf(email: string): Promise<string> {
+  return until(
     `the invitation mail to ${email}`,
     async () => {
       const mail = await request(`/dev/mail.json?to=${encodeURIComponent(email)}&limit=5`);
@@ -132,6 +126,17 @@ export async function inviteMember(owner: Owner, options: { name?: string; email
     15_000,
     100,
   );
+}
+
+/**
+ * A member the owner invites (POST /customer/users), with the temporary password of the
+ * invitation mail as the local outbox (GET /dev/mail.json) keeps it: their first sign-in must
+ * choose a new one.
+ */
+export async function inviteMember(owner: Owner, options: { name?: string; email?: string } = {}): Promise<Member> {
+  const email = options.email ?? `member-${unique()}@portal.test`;
+  const invited = await owner.api("/customer/users", { body: { email, name: options.name ?? null } });
+  const temporaryPassword = await temporaryPasswordOf(email);
   return { email, password: temporaryPassword, temporaryPassword, id: invited.user.id, role: "member", owner };
 }
 
@@ -372,9 +377,9 @@ export async function signedIn(page: Page, person: Person): Promise<void> {
   await page.locator("header.top .who", { hasText: person.email }).waitFor();
 }
 
-/** Waits until the navigation marks `label` ("Dashboard", "Calls") as the current page. */
+/** Waits until a navigation (the portal's or Setup's) marks `label` ("Dashboard", "Trunk") as the current page. */
 export async function onPage(page: Page, label: string): Promise<void> {
-  await page.locator('nav[aria-label="Portal"] a[aria-current="page"]', { hasText: label }).waitFor();
+  await page.locator('header.top nav a[aria-current="page"]', { hasText: label }).waitFor();
   await page.locator("main h1").first().waitFor();
 }
 

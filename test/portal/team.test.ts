@@ -10,10 +10,13 @@ import { spawn } from "node:child_process";
 import * as oauth from "oauth4webapi";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { consent } from "./oauth-consent.ts";
 import {
   browserFor,
   checkA11y,
   newOwner,
+  onPage,
+  type Owner,
   portal,
   request,
   screenshots,
@@ -21,36 +24,17 @@ import {
   signedIn,
   signIn,
   submitSignIn,
-  until,
-  type Owner,
+  temporaryPasswordOf,
 } from "./fixtures.ts";
 
 /** Opens Team and access from the Setup navigation and waits for its data. */
 async function openTeam(page: Page): Promise<void> {
   await page.getByRole("navigation", { name: "Setup" }).getByRole("link", { name: "Team and access" }).click();
-  await page.locator('nav[aria-label="Setup"] a[aria-current="page"]', { hasText: "Team and access" }).waitFor();
-  await page.getByRole("heading", { level: 1, name: "Team and access" }).waitFor();
+  await onPage(page, "Team and access");
   await settled(page);
 }
 
 const section = (page: Page, name: string) => page.locator("section.card", { has: page.getByRole("heading", { level: 2, name }) });
-
-/** The temporary password of the latest invitation mail to `email` in the local outbox (GET /dev/mail.json). */
-function temporaryPasswordOf(email: string): Promise<string> {
-  return until(
-    `the invitation mail to ${email}`,
-    async () => {
-      const mail = await request(`/dev/mail.json?to=${encodeURIComponent(email)}&limit=5`);
-      for (const message of (mail.body?.messages ?? []) as { text: string }[]) {
-        const found = /temporary password (\S+)/.exec(message.text)?.[1];
-        if (found) return found;
-      }
-      return null;
-    },
-    15_000,
-    100,
-  );
-}
 
 /** curl's HTTP status for GET /api/calls with the key in X-API-Key (curl spawned as a script would run it). */
 function curlCalls(key: string): Promise<number> {
@@ -192,56 +176,6 @@ describe("Team and access", () => {
 
 const REDIRECT = "http://127.0.0.1:33419/callback";
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
-
-/** A browser's cookie jar, as little of one as the consent page needs. */
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-
-  take(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const pair = line.split(";")[0]!;
-      const eq = pair.indexOf("=");
-      this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-  }
-
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-}
-
-const unescapeHtml = (text: string) =>
-  text.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!);
-
-const hiddenFields = (html: string): [string, string][] =>
-  [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [unescapeHtml(m[1]!), unescapeHtml(m[2]!)]);
-
-/** The person at the authorization page: signs in with their password, keeps every scope offered and approves. */
-async function consent(url: URL, person: Owner): Promise<URL> {
-  const jar = new CookieJar();
-  const action = url.origin + url.pathname;
-  const post = async (fields: [string, string][]) => {
-    const res = await fetch(action, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header(), origin: url.origin },
-      body: new URLSearchParams(fields).toString(),
-    });
-    jar.take(res);
-    return res;
-  };
-  const first = await fetch(url, { redirect: "manual" });
-  jar.take(first);
-  const signInPage = await first.text();
-  expect(first.status, signInPage).toBe(200);
-  const signedInPage = await post([...hiddenFields(signInPage), ["email", person.email], ["password", person.password]]);
-  const consentPage = await signedInPage.text();
-  expect(consentPage, "signed in, the consent page shows").toContain('value="approve"');
-  const scopes = [...consentPage.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => ["grant_scope", m[1]!] as [string, string]);
-  const decided = await post([...hiddenFields(consentPage), ...scopes, ["action", "approve"]]);
-  expect(decided.status, await decided.clone().text()).toBe(302);
-  return new URL(decided.headers.get("location")!);
-}
 
 /**
  * An agent `name` the owner authorises for the MCP endpoint: dynamic client registration, the

@@ -13,6 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { uas } from "../sip-node/harness.ts";
+import { consent } from "./oauth-consent.ts";
 import {
   browserFor,
   checkA11y,
@@ -252,57 +253,9 @@ class Agent implements OAuthClientProvider {
   }
 }
 
-/** A browser's cookie jar, as little of one as the consent page needs. */
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-
-  take(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const pair = line.split(";")[0]!;
-      const eq = pair.indexOf("=");
-      this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-  }
-
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-}
-
-const unescapeHtml = (text: string) =>
-  text.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!);
-
-const hiddenFields = (html: string): [string, string][] =>
-  [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [unescapeHtml(m[1]!), unescapeHtml(m[2]!)]);
-
-/**
- * The person at the authorization page: signs in there with their password, keeps every scope
- * offered and approves. Answers the code the page sends back to the agent.
- */
-async function consent(url: URL, person: Owner): Promise<string> {
-  const jar = new CookieJar();
-  const action = url.origin + url.pathname;
-  const post = async (fields: [string, string][]) => {
-    const res = await fetch(action, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header(), origin: url.origin },
-      body: new URLSearchParams(fields).toString(),
-    });
-    jar.take(res);
-    return res;
-  };
-  const first = await fetch(url, { redirect: "manual" });
-  jar.take(first);
-  const signInPage = await first.text();
-  expect(first.status, signInPage).toBe(200);
-  const signedIn = await post([...hiddenFields(signInPage), ["email", person.email], ["password", person.password]]);
-  const consentPage = await signedIn.text();
-  expect(consentPage, "signed in, the consent page shows").toContain('value="approve"');
-  const scopes = [...consentPage.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => ["grant_scope", m[1]!] as [string, string]);
-  const decided = await post([...hiddenFields(consentPage), ...scopes, ["action", "approve"]]);
-  expect(decided.status, await decided.clone().text()).toBe(302);
-  const back = new URL(decided.headers.get("location")!);
+/** The code the consent page sends back to the agent's redirect URI. */
+async function codeFromConsent(url: URL, person: Owner): Promise<string> {
+  const back = await consent(url, person);
   expect(back.origin + back.pathname).toBe(REDIRECT);
   return back.searchParams.get("code")!;
 }
@@ -318,7 +271,7 @@ async function connectAgent(person: Owner, name: string) {
   const newClient = () => new Client({ name: "portal-test-agent", version: "1.0.0" });
   const refused = new StreamableHTTPClientTransport(endpoint, { authProvider: agent });
   await expect(newClient().connect(refused)).rejects.toBeInstanceOf(UnauthorizedError);
-  await refused.finishAuth(await consent(agent.authorizationUrl!, person));
+  await refused.finishAuth(await codeFromConsent(agent.authorizationUrl!, person));
   const client = newClient();
   await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: agent }));
   const call = async (tool: string, args: Record<string, unknown>) => {

@@ -14,14 +14,26 @@ import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { freeUdpPort, sipp, uas } from "../sip-node/harness.ts";
-import { browserFor, checkA11y, newOwner, open, placeCall, portal, screenshots, settled, signIn, until, withTrunk } from "./fixtures.ts";
+import {
+  browserFor,
+  checkA11y,
+  newOwner,
+  onPage,
+  open,
+  placeCall,
+  portal,
+  screenshots,
+  settled,
+  signIn,
+  until,
+  withTrunk,
+} from "./fixtures.ts";
 
 const SCENARIOS = new URL("./scenarios/", import.meta.url).pathname;
 
 /** Waits until the Setup navigation marks Trunk as the current page and the page has its data. */
 async function onTrunk(page: Page): Promise<void> {
-  await page.locator('nav[aria-label="Setup"] a[aria-current="page"]', { hasText: "Trunk" }).waitFor();
-  await page.getByRole("heading", { level: 1, name: "Trunk" }).waitFor();
+  await onPage(page, "Trunk");
   await settled(page);
 }
 
