@@ -149,3 +149,31 @@ export function Secret({ label, value }: { label: string; value: string }) {
     </div>
   );
 }
+
+/** A checkbox with its label beside it, and the 422 of its field below. */
+export function CheckField(
+  props: { label: string; name: string; error?: unknown; hint?: ReactNode } & InputHTMLAttributes<HTMLInputElement>,
+) {
+  const id = useId();
+  const { label, error, hint, ...input } = props;
+  const message = fieldError(error, props.name);
+  const described = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className="check-field">
+      <div className="check">
+        <input id={id} type="checkbox" aria-describedby={described} aria-invalid={!!message} {...input} />
+        <label htmlFor={id}>{label}</label>
+      </div>
+      {hint ? (
+        <small className="hint" id={`${id}-hint`}>
+          {hint}
+        </small>
+      ) : null}
+      {message ? (
+        <small className="field-error" id={`${id}-error`} role="alert">
+          {message}
+        </small>
+      ) : null}
+    </div>
+  );
+}

@@ -2,30 +2,28 @@
 // name, a checkbox with its label beside it, a group of checkboxes (recommendations), a delete that
 // asks first, and a 422 about an element of a list (recipients.2) shown beside the list's field.
 import { useQuery } from "@tanstack/react-query";
-import { useId, useState, type InputHTMLAttributes, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
+import { destinationName, type Destination } from "../../api/destinations.ts";
 import { ApiError } from "../../api/errors.ts";
 import { fieldError } from "../../components/ui.tsx";
+
+export { destinationName, useDestinations, type Destination } from "../../api/destinations.ts";
+export { CheckField } from "../../components/ui.tsx";
 import { words } from "../../lib/format.ts";
 
 export type AutomationRule = Schemas["AutomationRule"];
 export type AniControl = Schemas["AniControl"];
-export type Destination = Schemas["Destination"];
 
 export const keys = {
   rules: ["automation", "rules"],
   controls: ["automation", "controls"],
-  destinations: ["automation", "destinations"],
 } as const;
 
 export const RECOMMENDATIONS = ["block", "review", "allow"] as const;
 export type RecommendationKey = (typeof RECOMMENDATIONS)[number];
 
-export const useDestinations = () => useQuery({ queryKey: keys.destinations, queryFn: () => must(api.GET("/customer/destinations")) });
 export const useAutomationRules = () => useQuery({ queryKey: keys.rules, queryFn: () => must(api.GET("/automation/rules")) });
-
-/** A destination as people know it: its label, else where it is. */
-export const destinationName = (d: Pick<Destination, "label" | "host" | "port">) => d.label || `${d.host}:${d.port}`;
 
 export function destinationLabel(id: string | null | undefined, destinations: Destination[] | undefined): string {
   if (!id) return "—";
@@ -50,34 +48,6 @@ export function byField(error: unknown): unknown {
 /** Whether every field a 422 names has its own place in the form (else the message goes in an ErrorBox). */
 export const allShown = (error: unknown, names: readonly string[]) =>
   error instanceof ApiError && Object.keys(error.fields).length > 0 && Object.keys(error.fields).every((name) => names.includes(name));
-
-/** A checkbox with its label beside it, and the 422 of its field below. */
-export function CheckField(
-  props: { label: string; name: string; error?: unknown; hint?: ReactNode } & InputHTMLAttributes<HTMLInputElement>,
-) {
-  const id = useId();
-  const { label, error, hint, ...input } = props;
-  const message = fieldError(error, props.name);
-  const described = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
-  return (
-    <div className="check-field">
-      <div className="check">
-        <input id={id} type="checkbox" aria-describedby={described} aria-invalid={!!message} {...input} />
-        <label htmlFor={id}>{label}</label>
-      </div>
-      {hint ? (
-        <small className="hint" id={`${id}-hint`}>
-          {hint}
-        </small>
-      ) : null}
-      {message ? (
-        <small className="field-error" id={`${id}-error`} role="alert">
-          {message}
-        </small>
-      ) : null}
-    </div>
-  );
-}
 
 /** Checkboxes for a list field (a fieldset with its legend), the 422 of the list below them. */
 export function CheckGroup<T extends string>({

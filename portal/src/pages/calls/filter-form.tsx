@@ -1,9 +1,8 @@
 // The calls list's filter form. A choice in a list applies at once; typed values (search text,
 // dates, category, probability, entity, a keyword to add) apply on Enter, when the field is left,
 // or with "Apply". A 422 from GET /calls shows beside the field it names.
-import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent, type KeyboardEvent } from "react";
-import { api, must } from "../../api/client.ts";
+import { useDestinations } from "../../api/destinations.ts";
 import { Field, SelectField } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import type { useUrlState } from "../../lib/url-state.ts";
@@ -54,11 +53,7 @@ export function FilterForm({ url, error }: { url: Url; error: unknown }) {
     setSeen({ ...current, keyword: keywords });
     setDrafts((d) => ({ ...d, ...Object.fromEntries(changed.map((key) => [key, current[key]])) }));
   }
-  const destinations = useQuery({
-    queryKey: ["destinations"],
-    queryFn: () => must(api.GET("/customer/destinations")),
-    staleTime: 300_000,
-  });
+  const destinations = useDestinations();
 
   /** Puts every changed typed value, and `extra`, in the URL at once (back to the first page). */
   const apply = (extra: Record<string, string | string[]> = {}) => {

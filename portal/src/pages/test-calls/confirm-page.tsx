@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "wouter";
 import { api, must } from "../../api/client.ts";
+import { useDestinations } from "../../api/destinations.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ErrorBox, Loading, PageTitle, Status } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
@@ -24,7 +25,7 @@ export default function ConfirmTestCallPage() {
     refetchInterval: (query) => (query.state.data && !isFinal(query.state.data.status) ? 2_000 : false),
     staleTime: 0,
   });
-  const destinations = useQuery({ queryKey: ["destinations"], queryFn: () => must(api.GET("/customer/destinations")) });
+  const destinations = useDestinations();
 
   const settle = (call: TestCall) => {
     queries.setQueryData(key, call);

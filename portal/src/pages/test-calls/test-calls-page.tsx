@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Link } from "wouter";
 import { api, must, type Schemas } from "../../api/client.ts";
+import { useDestinations } from "../../api/destinations.ts";
 import { ApiError } from "../../api/errors.ts";
 import { Empty, ErrorBox, Field, Loading, PageTitle, Pager, SelectField, Status } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
@@ -37,7 +38,7 @@ const destinationName = (d: Schemas["Destination"]) =>
 
 function PlaceForm({ onPlaced }: { onPlaced: (id: string) => void }) {
   const queries = useQueryClient();
-  const destinations = useQuery({ queryKey: ["destinations"], queryFn: () => must(api.GET("/customer/destinations")) });
+  const destinations = useDestinations();
   const numbers = useQuery({ queryKey: ["verified-numbers"], queryFn: () => must(api.GET("/customer/verified-numbers")) });
   const verified = (numbers.data ?? []).filter((n) => n.verified);
 

@@ -2,12 +2,15 @@
 // the routing rules), how a destination is named, a checkbox field, a delete that asks first, and
 // the trunk's own errors in words (a range of another account, a busy whitelist).
 import { useQuery } from "@tanstack/react-query";
-import { useId, useState, type InputHTMLAttributes, type ReactNode } from "react";
+import { useState } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
+import { destinationName, destinationsKey, type Destination } from "../../api/destinations.ts";
 import { ApiError } from "../../api/errors.ts";
-import { ErrorBox, fieldError } from "../../components/ui.tsx";
+import { ErrorBox } from "../../components/ui.tsx";
 
-export type Destination = Schemas["Destination"];
+export { destinationName, useDestinations, type Destination } from "../../api/destinations.ts";
+export { CheckField } from "../../components/ui.tsx";
+
 export type IpEntry = Schemas["IpEntry"];
 export type RoutingRule = Schemas["RoutingRule"];
 export type VoiceProvider = Schemas["VoiceProvider"];
@@ -16,21 +19,17 @@ export type NetworkInfo = Schemas["NetworkInfo"];
 export const keys = {
   network: ["trunk", "network-info"],
   ips: ["trunk", "ips"],
-  destinations: ["trunk", "destinations"],
+  destinations: destinationsKey,
   rules: ["trunk", "routing-rules"],
   providers: ["trunk", "voice-providers"],
 } as const;
 
 export const useNetworkInfo = () =>
   useQuery({ queryKey: keys.network, queryFn: () => must(api.GET("/customer/network-info")), staleTime: 300_000 });
-export const useDestinations = () => useQuery({ queryKey: keys.destinations, queryFn: () => must(api.GET("/customer/destinations")) });
 export const useIps = () => useQuery({ queryKey: keys.ips, queryFn: () => must(api.GET("/customer/ips")) });
 export const useRules = () => useQuery({ queryKey: keys.rules, queryFn: () => must(api.GET("/customer/routing-rules")) });
 export const useVoiceProviders = () =>
   useQuery({ queryKey: keys.providers, queryFn: () => must(api.GET("/customer/voice-providers")), staleTime: Infinity });
-
-/** A destination as people know it: its label, else where it is. */
-export const destinationName = (d: Pick<Destination, "label" | "host" | "port">) => d.label || `${d.host}:${d.port}`;
 
 /** The destination of `id` by name, or a note that it is gone. */
 export function DestinationRef({ id, destinations }: { id: string | null | undefined; destinations: Destination[] | undefined }) {
@@ -50,33 +49,6 @@ export function DestinationOptions({ destinations }: { destinations: Destination
         </option>
       ))}
     </>
-  );
-}
-
-/** A checkbox with its label beside it (the 422 of its field below). */
-export function CheckField(
-  props: { label: string; name: string; error?: unknown; hint?: ReactNode } & InputHTMLAttributes<HTMLInputElement>,
-) {
-  const id = useId();
-  const { label, error, hint, ...input } = props;
-  const message = fieldError(error, props.name);
-  return (
-    <div className="check-field">
-      <div className="check">
-        <input id={id} type="checkbox" aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
-        <label htmlFor={id}>{label}</label>
-      </div>
-      {hint ? (
-        <small className="hint" id={`${id}-hint`}>
-          {hint}
-        </small>
-      ) : null}
-      {message ? (
-        <small className="field-error" role="alert">
-          {message}
-        </small>
-      ) : null}
-    </div>
   );
 }
 
