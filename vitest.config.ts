@@ -2,8 +2,16 @@ import { randomBytes } from "node:crypto";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-/** Test files run with no other file beside them (the "alone" project). */
-const ALONE = ["test/sip-node/calls-pipeline-offline.test.ts"];
+/**
+ * Test files run with no other file beside them (the "alone" project): what they check rests on
+ * audio a recogniser hears (a verdict from the recording, a verification code spoken to the local
+ * phone), which a CPU-starved sipp, relay or recogniser changes.
+ */
+const ALONE = [
+  "test/sip-node/calls-pipeline-offline.test.ts",
+  "test/sip-node/test-calls.test.ts",
+  "test/sip-node/test-calls-stack.test.ts",
+];
 
 // Test-only secrets, fresh on every run: nothing secret is kept in the repository.
 const secret = () => randomBytes(32).toString("base64url");
