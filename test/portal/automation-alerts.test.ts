@@ -171,7 +171,7 @@ describe.skipIf(!portal.transcription)("automation (needs the offline transcribe
     expect((await owner.api("/automation/rules"))[0]).toMatchObject({ duration_hours: null });
     await row.getByRole("button", { name: "Disable" }).click();
     await row.getByText("Disabled").waitFor();
-    expect((await owner.api("/automation/rules"))[0]).toMatchObject({ enabled: false });
+    await expect.poll(async () => (await owner.api("/automation/rules"))[0].enabled).toBe(false);
     await row.getByRole("button", { name: "Delete", exact: true }).click();
     await row.getByRole("button", { name: "Delete the rule" }).click();
     await page.getByText("No rule yet").waitFor();
@@ -334,8 +334,8 @@ describe("alerts", () => {
     await settings.getByRole("button", { name: "Save the webhook" }).click();
     await webhook.getByText(`Saved: events go to ${url}.`).waitFor();
     expect(await owner.api("/customer/webhook")).toEqual({ url, secret_set: true });
-    expect(await webhook.getByTestId("webhook-secret-state").textContent()).toBe("Set");
-    expect(await webhook.getByTestId("webhook-url").textContent()).toBe(url);
+    await expect.poll(() => webhook.getByTestId("webhook-secret-state").textContent()).toBe("Set");
+    await expect.poll(() => webhook.getByTestId("webhook-url").textContent()).toBe(url);
     expect(new URL(page.url()).searchParams.get("webhook_url")).toBeNull();
     expect(await settings.locator(".secret").count(), "the secret is shown only until saved").toBe(0);
     expect(await page.content()).not.toContain(secret);

@@ -84,6 +84,8 @@ function WebhookSettings({ webhook }: { webhook: Webhook }) {
     const body = { url: form.url.trim() || null, ...(form.secret ? { secret: form.secret } : {}) };
     put.mutate(body, {
       onSuccess: (w) => {
+        // The answer is the webhook as stored: shown at once, not after the list's next read.
+        queries.setQueryData(keys.webhook, w);
         featureUsed("alerts.webhook.save");
         done(w.url ? `Saved: events go to ${w.url}.` : "Saved: no webhook URL.");
       },
