@@ -50,7 +50,7 @@ import { newPortalPages } from "./pages/portal.ts";
 import { newDialerPages } from "./pages/dialer.ts";
 import { newMailPages } from "./pages/mail.ts";
 import { newSharePages } from "./pages/share.ts";
-import { newServices } from "./services/context.ts";
+import { newServices } from "./composition.ts";
 import { VERSION } from "./version.ts";
 
 /** The areas of the customer API, in the order their routes are matched and documented. */

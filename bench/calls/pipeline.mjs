@@ -3,7 +3,7 @@
 // spoken by espeak-ng from a conversation of the analyser's corpus, turn after turn, the other
 // side silent meanwhile. Each stage goes through the Worker's own code, imported from Node:
 //   - read: the WAV file's bytes, nothing else (the baseline);
-//   - transcription: schema/wav.ts parseWav, then services/transcription.ts transcribeRecording
+//   - transcription: schema/wav.ts parseWav, then services/analysis/transcription.ts transcribeRecording
 //     with the OpenAI-compatible adapter, so one POST /v1/audio/transcriptions per channel, both
 //     at once, to the offline transcriber (transcriber/);
 //   - analysis: providers/analysis/embedded.ts EmbeddedAnalyser on the transcript and call facts;
@@ -13,10 +13,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseWav, wavHeader } from "../../schema/wav.ts";
-import { CORPUS } from "../../test/worker/analysis-corpus/index.ts";
+import { CORPUS } from "../../test/worker/analysis/corpus/index.ts";
 import { EmbeddedAnalyser } from "../../worker/providers/analysis/embedded.ts";
 import { OpenAiCompatibleTranscriber } from "../../worker/providers/transcription/openai-compatible.ts";
-import { transcribeRecording } from "../../worker/services/transcription.ts";
+import { transcribeRecording } from "../../worker/services/analysis/transcription.ts";
 
 const RATE = 8000;
 const GAP_SECONDS = 0.4;

@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 import { database } from "../../worker/lib/db.ts";
 import { CallListQuery } from "../../worker/resources/calls.ts";
-import { callCountQuery, callListQuery } from "../../worker/services/call-search.ts";
+import { callCountQuery, callListQuery } from "../../worker/services/calls/search.ts";
 import { makeRecordings, speechToolsMissing, startTranscriber, timeAnalysis, timePipeline, timeReads, writtenInputs } from "./pipeline.mjs";
 import { FACETS, writeSeed } from "./seed.mjs";
 

@@ -30,7 +30,7 @@ describe("import boundaries", () => {
 
   it("refuse a front door or Hono in a service", async () => {
     const found = await violations(
-      "worker/services/calls.ts",
+      "worker/services/calls/calls.ts",
       'import { Hono } from "hono";\nimport { register } from "../api/calls/index.ts";\nexport const x = [Hono, register];\n',
     );
     expect(found).toHaveLength(2);

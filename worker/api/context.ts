@@ -4,7 +4,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Bindings, Config } from "../env.ts";
 import type { Db } from "../lib/db.ts";
 import type { Services } from "../services/context.ts";
-import type { Principal } from "../services/principal.ts";
+import type { Principal } from "../services/identity/principal.ts";
 
 export type AppEnv = {
   Bindings: Bindings;

@@ -16,7 +16,7 @@
 // Money-moving calls should use HTTP Digest, whose answer covers the request.
 import { z } from "zod";
 import { sha256Hex } from "../lib/crypto.ts";
-import { spend } from "../services/spent-tokens.ts";
+import { spend } from "../services/identity/spent-tokens.ts";
 import { accountByUsername, decoyAccount, principalOf, provenKeyRole } from "./accounts.ts";
 import { exchangeDeps, type ExchangeContext } from "./context.ts";
 import { enforceRateLimit } from "./limits.ts";

@@ -7,18 +7,24 @@
 import type { AdmissionTicket, AdmitRequest, AdmitResponse } from "../../schema/node-api.ts";
 import type { AdmissionDestination } from "../../durable-objects/call-admission.ts";
 import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger.ts";
-import { accountHolding, syncAdmissionState } from "../services/admission-state.ts";
+import { accountHolding, syncAdmissionState } from "../services/trunk/admission-state.ts";
 import type { Services } from "../services/context.ts";
-import { agentDestinationOf, linkTestCallRecord, testCallToAdmit, unverifiedPart, type TestCallRow } from "../services/test-calls.ts";
-import { signPlacedCall } from "../services/call-signing.ts";
+import {
+  agentDestinationOf,
+  linkTestCallRecord,
+  testCallToAdmit,
+  unverifiedPart,
+  type TestCallRow,
+} from "../services/placed-calls/test-calls.ts";
+import { signPlacedCall } from "../services/placed-calls/call-signing.ts";
 import { mayActForNode } from "./node-auth.ts";
-import { placedCallPolicyOf, refusedRange } from "../services/placed-calls.ts";
-import { VERIFY_CALL_MAX_SECONDS, verificationRoute, verifiedNumberOf } from "../services/verified-numbers.ts";
+import { placedCallPolicyOf, refusedRange } from "../services/placed-calls/placed-calls.ts";
+import { VERIFY_CALL_MAX_SECONDS, verificationRoute, verifiedNumberOf } from "../services/placed-calls/verified-numbers.ts";
 import type { LedgerStub } from "../lib/durable-objects.ts";
 import type { Config } from "../env.ts";
 import { newId } from "../lib/ids.ts";
 import { decryptSecret, destinationSecretContext } from "../lib/secrets.ts";
-import { spendDialerToken } from "../services/dialer.ts";
+import { spendDialerToken } from "../services/placed-calls/dialer.ts";
 import { nowIso } from "../lib/time.ts";
 
 export async function admitCall(s: Services, request: AdmitRequest): Promise<AdmitResponse> {

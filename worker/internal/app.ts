@@ -12,8 +12,8 @@ import { reportCalls } from "./call-report.ts";
 import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
 import { nodeIdOf, requireNode, requireSameNode } from "./node-auth.ts";
-import { monitorTargets, recordMonitorResults } from "../services/destination-monitor.ts";
-import { applyTestCallProgress } from "../services/test-calls.ts";
+import { monitorTargets, recordMonitorResults } from "../services/trunk/destination-monitor.ts";
+import { applyTestCallProgress } from "../services/placed-calls/test-calls.ts";
 import { requireTestCallNode } from "./test-call-node.ts";
 import { whitelistSnapshot } from "./whitelist-snapshot.ts";
 

@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { calls } from "../../schema/calls.ts";
 import { MAX_MEDIA_BYTES, MEDIA_CONTENT_TYPES, MediaName, type MediaUploadResponse } from "../../schema/node-api.ts";
 import type { Services } from "../services/context.ts";
-import { recordStoredMedia } from "../services/stored-media.ts";
+import { recordStoredMedia } from "../services/calls/stored-media.ts";
 import { ApiError, badRequest, invalidField, notFound } from "../lib/errors.ts";
 import { mediaKey } from "../lib/media-keys.ts";
 import { requireRecordedNode } from "./node-auth.ts";

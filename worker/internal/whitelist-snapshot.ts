@@ -10,8 +10,8 @@ import { ne } from "drizzle-orm";
 import type { WhitelistSnapshot } from "../../schema/node-api.ts";
 import { whitelistIps } from "../../schema/network.ts";
 import type { Services } from "../services/context.ts";
-import { admitsCalls, awaitsProof } from "../services/whitelist.ts";
-import { proofCode } from "../services/whitelist-proof.ts";
+import { admitsCalls, awaitsProof } from "../services/trunk/whitelist.ts";
+import { proofCode } from "../services/trunk/whitelist-proof.ts";
 
 export async function whitelistSnapshot({ registry, db, config }: Services, since: number): Promise<WhitelistSnapshot> {
   const version = await registry.version();

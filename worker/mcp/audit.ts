@@ -1,7 +1,7 @@
 // Each tool call an agent makes goes to the account's audit log (mcp.tool_call). Arguments may
 // hold secrets (a destination password, a webhook secret): only their names are kept, with the
 // ids they named.
-import { recordAgentAction } from "../services/agent-audit.ts";
+import { recordAgentAction } from "../services/accounts/agent-audit.ts";
 import type { ToolContext } from "./tool.ts";
 
 export async function recordToolCall(ctx: ToolContext, tool: string, args: unknown, outcome: "ok" | "error"): Promise<void> {

@@ -1,6 +1,6 @@
 // GET /api/mcp: what a person or a client finds at the endpoint without speaking MCP.
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { mcpResourceUrl, resourceMetadataUrl } from "../services/oauth-access.ts";
+import { mcpResourceUrl, resourceMetadataUrl } from "../services/oauth/access.ts";
 import { ALL_MCP_SCOPES } from "./scopes.ts";
 import { SERVER_INFO } from "./server.ts";
 import { TOOLS } from "./tools/index.ts";

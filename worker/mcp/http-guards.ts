@@ -4,8 +4,8 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../env.ts";
 import type { Services } from "../services/context.ts";
-import { mcpResourceUrl, principalFromOAuthToken, resourceMetadataUrl } from "../services/oauth-access.ts";
-import { fromAccessToken, fromApiKey, type Principal } from "../services/principal.ts";
+import { mcpResourceUrl, principalFromOAuthToken, resourceMetadataUrl } from "../services/oauth/access.ts";
+import { fromAccessToken, fromApiKey, type Principal } from "../services/identity/principal.ts";
 import { ALL_MCP_SCOPES } from "./scopes.ts";
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;

@@ -3,7 +3,7 @@
 // agent's token lacks is answered 403 before the server sees it, so the client can step up.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { InsufficientScope } from "../services/errors.ts";
-import { requireScopes } from "../services/oauth-access.ts";
+import { requireScopes } from "../services/oauth/access.ts";
 import { insufficientScope } from "./http-guards.ts";
 import { newMcpServer } from "./server.ts";
 import type { ToolContext } from "./tool.ts";

@@ -7,9 +7,9 @@
 // three has its other problems sent back to the client (RFC 6749 section 4.1.2.1).
 import { isOAuthScope, SUPPORTED_SCOPES } from "../resources/oauth.ts";
 import type { Services } from "../services/context.ts";
-import { canonicalResource, mcpResourceUrl } from "../services/oauth-access.ts";
-import { clientForAuthorization, isMetadataDocumentId, redirectRegistered, type OAuthClient } from "../services/oauth-clients.ts";
-import type { OAuthErrorCode } from "../services/oauth-errors.ts";
+import { canonicalResource, mcpResourceUrl } from "../services/oauth/access.ts";
+import { clientForAuthorization, isMetadataDocumentId, redirectRegistered, type OAuthClient } from "../services/oauth/clients.ts";
+import type { OAuthErrorCode } from "../services/oauth/errors.ts";
 
 export type AuthorizationRequest = {
   client: OAuthClient;

@@ -9,11 +9,11 @@ import type { AppEnv } from "../api/context.ts";
 import { clientIp } from "../api/auth/session-cookie.ts";
 import { randomToken, timingSafeEqual } from "../lib/crypto.ts";
 import { signStepToken, verifyStepToken } from "../lib/tokens.ts";
-import { checkPassword, normalizeEmail } from "../services/auth.ts";
+import { checkPassword, normalizeEmail } from "../services/identity/auth.ts";
 import { DomainError } from "../services/errors.ts";
-import { issueCode } from "../services/oauth-codes.ts";
-import { fromAccessToken, loadPrincipal, type Principal } from "../services/principal.ts";
-import { admitLoginAttempt } from "../services/sign-in-throttle.ts";
+import { issueCode } from "../services/oauth/codes.ts";
+import { fromAccessToken, loadPrincipal, type Principal } from "../services/identity/principal.ts";
+import { admitLoginAttempt } from "../services/identity/sign-in-throttle.ts";
 import {
   checkAuthorizationRequest,
   redirectBack,

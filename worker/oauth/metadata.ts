@@ -5,8 +5,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../api/context.ts";
 import { SUPPORTED_SCOPES } from "../resources/oauth.ts";
-import { AUTH_METHODS, GRANT_TYPES } from "../services/oauth-clients.ts";
-import { mcpResourceUrl } from "../services/oauth-access.ts";
+import { AUTH_METHODS, GRANT_TYPES } from "../services/oauth/clients.ts";
+import { mcpResourceUrl } from "../services/oauth/access.ts";
 
 /** Where the OAuth endpoints are: under /api as the spec lists them (also answered at /oauth). */
 export const endpointsOf = (origin: string) => ({

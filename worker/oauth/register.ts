@@ -6,8 +6,8 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../api/context.ts";
 import { clientIp } from "../api/auth/session-cookie.ts";
-import { AUTH_METHODS, registerClient } from "../services/oauth-clients.ts";
-import { OAuthError } from "../services/oauth-errors.ts";
+import { AUTH_METHODS, registerClient } from "../services/oauth/clients.ts";
+import { OAuthError } from "../services/oauth/errors.ts";
 import { oauthJson } from "./respond.ts";
 
 const ClientMetadataBody = z.object({

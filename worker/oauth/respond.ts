@@ -2,7 +2,7 @@
 // {"error", "error_description"} with the protocol's status.
 import type { Context } from "hono";
 import type { AppEnv } from "../api/context.ts";
-import { OAuthError } from "../services/oauth-errors.ts";
+import { OAuthError } from "../services/oauth/errors.ts";
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 

@@ -2,9 +2,9 @@
 // ends with every token issued under it. 200 whatever the token was (unknown, already revoked).
 import type { Context } from "hono";
 import type { AppEnv } from "../api/context.ts";
-import { authenticateClient } from "../services/oauth-clients.ts";
-import { OAuthError } from "../services/oauth-errors.ts";
-import { revokeByToken } from "../services/oauth-grants.ts";
+import { authenticateClient } from "../services/oauth/clients.ts";
+import { OAuthError } from "../services/oauth/errors.ts";
+import { revokeByToken } from "../services/oauth/grants.ts";
 import { formOf } from "./respond.ts";
 import { credentialsOf } from "./token.ts";
 

@@ -2,11 +2,11 @@
 // a spent one revokes the grant). The resource, when sent, must be the one the grant is for.
 import type { Context } from "hono";
 import type { AppEnv } from "../api/context.ts";
-import { canonicalResource } from "../services/oauth-access.ts";
-import { authenticateClient, type ClientCredentials } from "../services/oauth-clients.ts";
-import { spendCode } from "../services/oauth-codes.ts";
-import { OAuthError } from "../services/oauth-errors.ts";
-import { refreshGrant, startGrant } from "../services/oauth-grants.ts";
+import { canonicalResource } from "../services/oauth/access.ts";
+import { authenticateClient, type ClientCredentials } from "../services/oauth/clients.ts";
+import { spendCode } from "../services/oauth/codes.ts";
+import { OAuthError } from "../services/oauth/errors.ts";
+import { refreshGrant, startGrant } from "../services/oauth/grants.ts";
 import { formOf, oauthJson } from "./respond.ts";
 
 /** RFC 6749 section 2.3.1: the Basic credentials are form-urlencoded before base64. */

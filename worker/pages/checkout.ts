@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import type { Bindings, Config } from "../env.ts";
 import { signEvent } from "../providers/payments/signature.ts";
 import type { Services } from "../services/context.ts";
-import { checkoutReturn, completedCheckoutEvent, handlePaymentEvent, localCheckoutPayment } from "../services/payments.ts";
+import { checkoutReturn, completedCheckoutEvent, handlePaymentEvent, localCheckoutPayment } from "../services/billing/payments.ts";
 import { escapeHtml, fromLoopback } from "./mail.ts";
 
 type PagesEnv = { Bindings: Bindings; Variables: { config: Config; services: Services } };

@@ -6,7 +6,7 @@
 import { Hono, type Context } from "hono";
 import type { Bindings, Config } from "../env.ts";
 import type { Services } from "../services/context.ts";
-import { latestOutboxMail, localMailViewEnabled, type OutboxMessage } from "../services/outbox.ts";
+import { latestOutboxMail, localMailViewEnabled, type OutboxMessage } from "../services/alerts/outbox.ts";
 
 type PagesEnv = { Bindings: Bindings; Variables: { config: Config; services: Services } };
 

@@ -1,11 +1,11 @@
-// The analysis queue's consumer: each message names one job (services/analysis-pipeline.ts).
+// The analysis queue's consumer: each message names one job (services/analysis/pipeline.ts).
 // A job that can be tried again is retried with backoff; one that is done, failed for good or
 // gone is acknowledged.
 import type { Bindings } from "../env.ts";
 import { loadConfig } from "../env.ts";
 import { describeError } from "../lib/errors.ts";
-import { runAnalysisJob, type AnalysisMessage } from "../services/analysis-pipeline.ts";
-import { newServices } from "../services/context.ts";
+import { runAnalysisJob, type AnalysisMessage } from "../services/analysis/pipeline.ts";
+import { newServices } from "../composition.ts";
 
 export async function consumeAnalysis(batch: MessageBatch, env: Bindings, ctx: ExecutionContext): Promise<void> {
   const services = newServices(env, loadConfig(env), { origin: "https://queue.invalid", background: (w) => ctx.waitUntil(w) });

@@ -1,12 +1,13 @@
-// The delivery queue's consumer: alerts (services/alerts.ts) and account webhook events
-// (services/webhook.ts). A message that fails unexpectedly (D1 unreachable) is retried by the
+// The delivery queue's consumer: alerts (services/alerts/alerts.ts) and account webhook events
+// (services/webhooks/account-webhook.ts). A message that fails unexpectedly (D1 unreachable) is retried by the
 // queue; the webhook's own retries with backoff are new messages, each attempt logged.
 import type { Bindings } from "../env.ts";
 import { loadConfig } from "../env.ts";
 import { describeError } from "../lib/errors.ts";
-import { sendAlert } from "../services/alerts.ts";
-import { newServices, type Services } from "../services/context.ts";
-import { attemptWebhookDelivery } from "../services/webhook.ts";
+import { sendAlert } from "../services/alerts/alerts.ts";
+import { newServices } from "../composition.ts";
+import type { Services } from "../services/context.ts";
+import { attemptWebhookDelivery } from "../services/webhooks/account-webhook.ts";
 
 export type DeliveryMessage = { type: "alert"; delivery_id: string } | { type: "webhook"; delivery_id: string };
 

@@ -1,29 +1,17 @@
 // Services: what every service verb may use besides its input, built once per request (or per
-// queue batch, cron run, MCP call) by the front door. Verbs take (services, principal, input):
-// they never see Hono's context, a request, or the raw bindings.
+// queue batch, cron run, MCP call) by the front door through worker/composition.ts. Verbs take
+// (services, principal, input): they never see Hono's context, a request, or the raw bindings.
 import type { HubCommand } from "../../schema/node-api.ts";
 import type { HubOutcome } from "../../durable-objects/node-hub.ts";
 import type { ClaimInput, ClaimResult, ProveResult } from "../../durable-objects/trunk-registry.ts";
-import type { Bindings, Config } from "../env.ts";
-import { database, type Db } from "../lib/db.ts";
-import {
-  grantFor,
-  hubFor,
-  ledgerFor,
-  limiterFor,
-  registryFor,
-  type GrantStub,
-  type LedgerStub,
-  type LimiterStub,
-} from "../lib/durable-objects.ts";
-import { describeError } from "../lib/errors.ts";
+import type { Config } from "../env.ts";
+import type { Db } from "../lib/db.ts";
+import type { GrantStub, LedgerStub, LimiterStub } from "../lib/durable-objects.ts";
 import type { Analyser } from "../providers/analysis/analyser.ts";
-import { analyserFrom, transcriberFrom } from "../providers/index.ts";
-import { outboundHttp, type OutboundHttp } from "../providers/http/outbound.ts";
-import { mailSender, type MailSender } from "../providers/mail/mail.ts";
+import type { OutboundHttp } from "../providers/http/outbound.ts";
+import type { MailSender } from "../providers/mail/mail.ts";
 import type { Transcriber } from "../providers/transcription/transcriber.ts";
-import { verdictSinkFor } from "./verdict-listeners.ts";
-import type { VerdictSink } from "./verdicts.ts";
+import type { VerdictSink } from "./analysis/verdicts.ts";
 
 /** What the whitelist needs of the TrunkRegistry; tests may pass a stand-in. */
 export type Registry = {
@@ -70,40 +58,3 @@ export type Services = {
 };
 
 export const REGISTRY_TIMEOUT_MS = 5_000;
-
-export type ServicesOptions = { origin: string; background?: (work: Promise<unknown>) => void };
-
-export function newServices(env: Bindings, config: Config, options: ServicesOptions): Services {
-  const db = database(env.DB);
-  let registry: Registry | undefined;
-  let hub: Hub | undefined;
-  const services: Services = {
-    db,
-    config,
-    media: env.MEDIA,
-    ledger: (accountKey) => ledgerFor(env, accountKey),
-    limiter: (key) => limiterFor(env, key),
-    grant: (grantId) => grantFor(env, grantId),
-    // Durable Object stubs are made when first used: most requests need neither.
-    get registry() {
-      return (registry ??= registryFor(env));
-    },
-    registryTimeoutMs: REGISTRY_TIMEOUT_MS,
-    get hub() {
-      return (hub ??= hubFor(env));
-    },
-    mail: mailSender(db),
-    outbound: outboundHttp(),
-    queues: { analysis: env.ANALYSIS_QUEUE, deliveries: env.DELIVERY_QUEUE },
-    transcriber: transcriberFrom(config, env),
-    analyserFor: (tier) => analyserFrom(tier, config, env),
-    // Set below: the listeners (automation, alert rules, the webhook) act through these same services.
-    verdicts: { deliver: async () => {} },
-    origin: options.origin,
-    // Without an execution context (a test calling the app directly) the work runs unawaited.
-    background:
-      options.background ?? ((work) => void work.catch((err: unknown) => console.error("background work failed", describeError(err)))),
-  };
-  services.verdicts = verdictSinkFor(services);
-  return services;
-}

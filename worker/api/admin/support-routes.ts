@@ -8,7 +8,7 @@ import {
   TicketListSchema,
   TicketMessageSchema,
 } from "../../resources/support-tickets.ts";
-import { listAllTickets, replyAsSupport } from "../../services/support-tickets.ts";
+import { listAllTickets, replyAsSupport } from "../../services/support/tickets.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";

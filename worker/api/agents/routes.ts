@@ -3,7 +3,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, noContent } from "../responses.ts";
 import { AuthorizedAgentList, GrantIdParam } from "../../resources/oauth.ts";
-import { listAgents, revokeAgent } from "../../services/oauth-grants.ts";
+import { listAgents, revokeAgent } from "../../services/oauth/grants.ts";
 
 const tags = ["Authorised agents"];
 

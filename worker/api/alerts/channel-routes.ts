@@ -18,7 +18,7 @@ import {
   listAlertChannels,
   testAlertChannel,
   updateAlertChannel,
-} from "../../services/alert-channels.ts";
+} from "../../services/alerts/channels.ts";
 
 const tags = ["Alerts"];
 const EXTENSION = "Our extension of the published API (the spec names connected channels in alert rules, not how they are managed).";

@@ -10,7 +10,7 @@ import {
   MAX_ALERT_RULES,
   UpdateAlertRuleSchema,
 } from "../../resources/alerts.ts";
-import { createAlertRule, deleteAlertRule, listAlertRules, testAlertRule, updateAlertRule } from "../../services/alert-rules.ts";
+import { createAlertRule, deleteAlertRule, listAlertRules, testAlertRule, updateAlertRule } from "../../services/alerts/rules.ts";
 
 const tags = ["Alerts"];
 

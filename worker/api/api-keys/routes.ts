@@ -3,7 +3,7 @@ import { authenticated, credentialManagement } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, KeyIdParam } from "../../resources/api-keys.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../services/identity/api-keys.ts";
 
 const tags = ["API keys"];
 

@@ -11,12 +11,12 @@ import {
   TokenResponseSchema,
 } from "../../resources/auth.ts";
 import { PasskeyEnrollSchema, PasskeyLoginSchema } from "../../resources/passkeys.ts";
-import { accountOut } from "../../services/accounts.ts";
-import { checkPassword, issueAccessToken, normalizeEmail, recordLogin, signup } from "../../services/auth.ts";
-import { enrollPasskey, secondFactorChallenge, verifyPasskeyLogin } from "../../services/passkeys.ts";
-import { loadPrincipal } from "../../services/principal.ts";
-import { startFamily } from "../../services/refresh-tokens.ts";
-import { admitLoginAttempt, admitSignup } from "../../services/sign-in-throttle.ts";
+import { accountOut } from "../../services/accounts/accounts.ts";
+import { checkPassword, issueAccessToken, normalizeEmail, recordLogin, signup } from "../../services/identity/auth.ts";
+import { enrollPasskey, secondFactorChallenge, verifyPasskeyLogin } from "../../services/identity/passkeys.ts";
+import { loadPrincipal } from "../../services/identity/principal.ts";
+import { startFamily } from "../../services/identity/refresh-tokens.ts";
+import { admitLoginAttempt, admitSignup } from "../../services/identity/sign-in-throttle.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { signedIn } from "./access.ts";

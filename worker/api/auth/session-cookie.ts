@@ -3,9 +3,9 @@
 // before is still read for a release, and replaced whenever the cookie is set or cleared).
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { tokenResponse } from "../../services/auth.ts";
-import type { Principal } from "../../services/principal.ts";
-import { LEGACY_REFRESH_COOKIE, REFRESH_COOKIE, startFamily } from "../../services/refresh-tokens.ts";
+import { tokenResponse } from "../../services/identity/auth.ts";
+import type { Principal } from "../../services/identity/principal.ts";
+import { LEGACY_REFRESH_COOKIE, REFRESH_COOKIE, startFamily } from "../../services/identity/refresh-tokens.ts";
 import type { AppEnv } from "../context.ts";
 
 const COOKIE_PATH = "/api/auth";

@@ -2,9 +2,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ChangePasswordSchema, TokenResponseSchema } from "../../resources/auth.ts";
-import { changePassword, logoutAll, tokenResponse } from "../../services/auth.ts";
+import { changePassword, logoutAll, tokenResponse } from "../../services/identity/auth.ts";
 import { Unauthenticated } from "../../services/errors.ts";
-import { endBrowserSession, rotate } from "../../services/refresh-tokens.ts";
+import { endBrowserSession, rotate } from "../../services/identity/refresh-tokens.ts";
 import type { Api, AppEnv } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { notImpersonated } from "./access.ts";

@@ -20,7 +20,7 @@ import {
   listControls,
   releaseControl,
   updateAutomationRule,
-} from "../../services/automation.ts";
+} from "../../services/trunk/automation.ts";
 
 const tags = ["Automation"];
 

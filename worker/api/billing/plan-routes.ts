@@ -4,7 +4,7 @@ import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { AccountSchema } from "../../resources/accounts.ts";
 import { ChoosePlanSchema } from "../../resources/billing.ts";
-import { subscribePlan } from "../../services/plans.ts";
+import { subscribePlan } from "../../services/billing/plans.ts";
 
 const planRoute = createRoute({
   method: "post",

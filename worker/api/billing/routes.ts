@@ -4,7 +4,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";
 import { BalanceSchema, LedgerListSchema } from "../../resources/billing.ts";
-import { balanceOf, listLedger } from "../../services/billing.ts";
+import { balanceOf, listLedger } from "../../services/billing/billing.ts";
 
 const tags = ["Plans and billing"];
 

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { callSigningKeys } from "../../services/call-signing.ts";
+import { callSigningKeys } from "../../services/placed-calls/call-signing.ts";
 import type { Api } from "../context.ts";
 import { jsonBody } from "../responses.ts";
 

@@ -2,7 +2,7 @@
 // against the account's export budget (429 too_many_exports with Retry-After past it).
 import { createRoute } from "@hono/zod-openapi";
 import { CallIdParam } from "../../resources/calls.ts";
-import { callExport, callReport } from "../../services/call-evidence.ts";
+import { callExport, callReport } from "../../services/calls/evidence.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { binaryBody, errors } from "../responses.ts";

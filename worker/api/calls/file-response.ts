@@ -1,5 +1,5 @@
 // A call's files (recording, captures, evidence bundle, report) as HTTP answers.
-import type { MediaFile } from "../../services/call-media.ts";
+import type { MediaFile } from "../../services/calls/media.ts";
 
 /** Media never sits in a shared cache, and a token in the address never leaves in a Referer. */
 const PRIVATE = { "Cache-Control": "private, no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff" };

@@ -3,7 +3,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";
 import { LiveCallsSchema } from "../../resources/calls.ts";
-import { liveCallsOf } from "../../services/live-calls.ts";
+import { liveCallsOf } from "../../services/calls/live.ts";
 
 const liveCallsRoute = createRoute({
   method: "get",

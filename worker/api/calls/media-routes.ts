@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { parseByteRange } from "../../lib/http-range.ts";
 import { CallIdParam, MediaTokenSchema, RecordingQuery } from "../../resources/calls.ts";
-import { captures, recording, recordingToken } from "../../services/call-media.ts";
+import { captures, recording, recordingToken } from "../../services/calls/media.ts";
 import { authenticated, authenticatedOrRecordingToken } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { binaryBody, errors, jsonBody } from "../responses.ts";

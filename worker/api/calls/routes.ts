@@ -14,10 +14,10 @@ import {
   TransferRequestSchema,
   TransferSchema,
 } from "../../resources/calls.ts";
-import { inspectCall } from "../../services/call-inspect.ts";
-import { getCallAnalysis, getCallSipLog, getCallTranscript } from "../../services/call-records.ts";
-import { countEntities, countKeywords, listCalls } from "../../services/call-search.ts";
-import { getCall, transferCall } from "../../services/calls.ts";
+import { inspectCall } from "../../services/calls/inspect.ts";
+import { getCallAnalysis, getCallSipLog, getCallTranscript } from "../../services/calls/records.ts";
+import { countEntities, countKeywords, listCalls } from "../../services/calls/search.ts";
+import { getCall, transferCall } from "../../services/calls/calls.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";

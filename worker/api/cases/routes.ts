@@ -12,7 +12,7 @@ import {
   CreateCaseSchema,
   UpdateCaseSchema,
 } from "../../resources/cases.ts";
-import { addCaseComment, createCase, getCase, listCases, prefillCase, updateCase } from "../../services/cases.ts";
+import { addCaseComment, createCase, getCase, listCases, prefillCase, updateCase } from "../../services/support/cases.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AiModeRequestSchema } from "../../resources/analysis.ts";
 import { AccountAiTierSchema, AiTierSchema, PlanSchema } from "../../resources/catalogue.ts";
-import { listAiTiers, listAiTiersOf, listPlans, setAiMode } from "../../services/catalogue.ts";
+import { listAiTiers, listAiTiersOf, listPlans, setAiMode } from "../../services/billing/catalogue.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";

@@ -3,7 +3,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";
 import { DashboardQuery, DashboardSchema, StatsQuery, StatsSchema } from "../../resources/dashboard.ts";
-import { dashboardOf, statsOf } from "../../services/dashboard.ts";
+import { dashboardOf, statsOf } from "../../services/calls/dashboard.ts";
 
 const tags = ["Dashboard"];
 

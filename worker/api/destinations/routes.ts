@@ -10,8 +10,8 @@ import {
   VoiceProviderSchema,
 } from "../../resources/destinations.ts";
 import { listVoiceProviders } from "../../resources/voice-providers.ts";
-import { checkDestination } from "../../services/destination-monitor.ts";
-import { createDestination, deleteDestination, listDestinations, updateDestination } from "../../services/destinations.ts";
+import { checkDestination } from "../../services/trunk/destination-monitor.ts";
+import { createDestination, deleteDestination, listDestinations, updateDestination } from "../../services/trunk/destinations.ts";
 
 const tags = ["Destinations"];
 

@@ -3,7 +3,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";
 import { DialerSessionRequestSchema, DialerSessionSchema } from "../../resources/dialer.ts";
-import { mintDialerSession } from "../../services/dialer.ts";
+import { mintDialerSession } from "../../services/placed-calls/dialer.ts";
 
 const sessionRoute = createRoute({
   method: "post",

@@ -3,7 +3,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { MAX_EVENTS_PER_CALL, PortalEventsResultSchema, PortalEventsSchema } from "../../resources/events.ts";
-import { recordPortalEvents } from "../../services/portal-events.ts";
+import { recordPortalEvents } from "../../services/accounts/portal-events.ts";
 
 const eventsRoute = createRoute({
   method: "post",

@@ -4,7 +4,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { binaryBody, errors, jsonBody } from "../responses.ts";
 import { InvoiceIdParam, InvoiceListSchema, InvoiceSchema } from "../../resources/invoices.ts";
-import { getInvoice, invoicePdf, listInvoices } from "../../services/invoices.ts";
+import { getInvoice, invoicePdf, listInvoices } from "../../services/billing/invoices.ts";
 
 const tags = ["Plans and billing"];
 

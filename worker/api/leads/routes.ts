@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { LeadAcceptedSchema, LeadSchema } from "../../resources/leads.ts";
-import { submitLead } from "../../services/leads.ts";
+import { submitLead } from "../../services/support/leads.ts";
 import { clientIp } from "../auth/session-cookie.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";

@@ -17,7 +17,7 @@ import {
   listPasskeys,
   removeMemberPasskeys,
   renamePasskey,
-} from "../../services/passkeys.ts";
+} from "../../services/identity/passkeys.ts";
 
 const tags = ["Passkeys"];
 const access = credentialManagement;

@@ -9,7 +9,7 @@ import {
   PaymentEventReceiptSchema,
   PaymentsConfigSchema,
 } from "../../resources/billing.ts";
-import { checkout, handlePaymentEvent, paymentsConfig, subscribe } from "../../services/payments.ts";
+import { checkout, handlePaymentEvent, paymentsConfig, subscribe } from "../../services/billing/payments.ts";
 
 const tags = ["Plans and billing"];
 

@@ -3,7 +3,7 @@ import { authenticated, ownerOnly } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { ProfileSchema, ProfileUpdateSchema, TermsAcceptanceSchema } from "../../resources/profile.ts";
-import { acceptTerms, getProfile, updateProfile } from "../../services/profile.ts";
+import { acceptTerms, getProfile, updateProfile } from "../../services/accounts/profile.ts";
 
 const tags = ["Account"];
 

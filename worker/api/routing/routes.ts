@@ -3,7 +3,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { CreateRoutingRuleSchema, RoutingRuleSchema, RuleIdParam, UpdateRoutingRuleSchema } from "../../resources/routing.ts";
-import { createRoutingRule, deleteRoutingRule, listRoutingRules, updateRoutingRule } from "../../services/routing.ts";
+import { createRoutingRule, deleteRoutingRule, listRoutingRules, updateRoutingRule } from "../../services/trunk/routing.ts";
 
 const tags = ["Routing"];
 

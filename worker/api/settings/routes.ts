@@ -25,7 +25,7 @@ import {
   putDataLocation,
   putLowBalanceAlert,
   putTaxId,
-} from "../../services/settings.ts";
+} from "../../services/accounts/settings.ts";
 
 const tags = ["Account"];
 

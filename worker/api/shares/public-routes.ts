@@ -11,7 +11,7 @@ import {
   ViewTokenHeader,
   ViewTokenQuery,
 } from "../../resources/shares.ts";
-import { shareMeta, shareRecording, unlockShare, viewShare } from "../../services/share-views.ts";
+import { shareMeta, shareRecording, unlockShare, viewShare } from "../../services/support/share-views.ts";
 import { clientIp } from "../auth/session-cookie.ts";
 import { fileResponse } from "../calls/file-response.ts";
 import type { Api } from "../context.ts";

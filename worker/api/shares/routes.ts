@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { CallIdParam } from "../../resources/calls.ts";
 import { CallShareSchema, CallShareWithPasswordSchema, CreateShareSchema, ShareIdParam, ShareListSchema } from "../../resources/shares.ts";
-import { createShare, listShares, revokeShare, rotateShare } from "../../services/shares.ts";
+import { createShare, listShares, revokeShare, rotateShare } from "../../services/support/shares.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";

@@ -10,7 +10,7 @@ import {
   TicketSchema,
   UpdateTicketSchema,
 } from "../../resources/support-tickets.ts";
-import { addTicketMessage, createTicket, getTicket, listTickets, updateTicket } from "../../services/support-tickets.ts";
+import { addTicketMessage, createTicket, getTicket, listTickets, updateTicket } from "../../services/support/tickets.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";

@@ -3,7 +3,7 @@ import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { CreateTestCallSchema, TestCallIdParam, TestCallSchema } from "../../resources/test-calls.ts";
-import { cancelTestCall, confirmTestCall, createTestCall, getTestCall, listTestCalls } from "../../services/test-calls.ts";
+import { cancelTestCall, confirmTestCall, createTestCall, getTestCall, listTestCalls } from "../../services/placed-calls/test-calls.ts";
 
 const tags = ["Test calls"];
 

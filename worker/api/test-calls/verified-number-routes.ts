@@ -11,7 +11,7 @@ import {
   deleteVerifiedNumber,
   listVerifiedNumbers,
   verifyNumber,
-} from "../../services/verified-numbers.ts";
+} from "../../services/placed-calls/verified-numbers.ts";
 
 const tags = ["Test calls"];
 const EXTENSION = "Our extension of the published API.";

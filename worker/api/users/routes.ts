@@ -3,7 +3,7 @@ import { authenticated, credentialManagement } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { InviteResultSchema, InviteSchema, UpdateUserSchema, UserIdParam, UserListSchema, UserSchema } from "../../resources/users.ts";
-import { inviteUser, listUsers, resendInvite, updateUser } from "../../services/users.ts";
+import { inviteUser, listUsers, resendInvite, updateUser } from "../../services/accounts/users.ts";
 
 const tags = ["Users"];
 

@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";
-import { receiveVoiceWebhook } from "../../services/voice-webhooks.ts";
+import { receiveVoiceWebhook } from "../../services/webhooks/voice-providers.ts";
 
 const TokenParam = z.object({
   token: z

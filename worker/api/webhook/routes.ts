@@ -22,7 +22,7 @@ import {
   putWebhook,
   redeliverWebhook,
   testWebhook,
-} from "../../services/webhook.ts";
+} from "../../services/webhooks/account-webhook.ts";
 
 const tags = ["Webhook"];
 const EXTENSION = "Our extension of the published API.";

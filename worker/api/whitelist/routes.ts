@@ -11,7 +11,7 @@ import {
   UpdateIpEntrySchema,
   VerifyIpEntrySchema,
 } from "../../resources/whitelist.ts";
-import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry, verifyIpEntry } from "../../services/whitelist.ts";
+import { createIpEntry, deleteIpEntry, listIpEntries, updateIpEntry, verifyIpEntry } from "../../services/trunk/whitelist.ts";
 
 const tags = ["Trunk"];
 

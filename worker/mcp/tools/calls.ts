@@ -3,10 +3,10 @@
 import { z } from "@hono/zod-openapi";
 import { CALL_SORTS, CallDetailSchema, CallListQuery, CallSchema, MAX_KEYWORD_FILTERS, TranscriptSchema } from "../../resources/calls.ts";
 import { CallShareSchema } from "../../resources/shares.ts";
-import { listCalls } from "../../services/call-search.ts";
-import { getCallTranscript } from "../../services/call-records.ts";
-import { getCall } from "../../services/calls.ts";
-import { listShares } from "../../services/shares.ts";
+import { listCalls } from "../../services/calls/search.ts";
+import { getCallTranscript } from "../../services/calls/records.ts";
+import { getCall } from "../../services/calls/calls.ts";
+import { listShares } from "../../services/support/shares.ts";
 import { decodeCursor, nextCursor } from "../cursor.ts";
 import { pageArgs, pageOutput } from "../pages.ts";
 import { MCP_SCOPES } from "../scopes.ts";

@@ -1,8 +1,8 @@
 // Destinations: where admitted calls go. list, add, and check with one SIP OPTIONS now.
 import { z } from "@hono/zod-openapi";
 import { CreateDestinationSchema, DestinationSchema } from "../../resources/destinations.ts";
-import { checkDestination } from "../../services/destination-monitor.ts";
-import { createDestination, listDestinations } from "../../services/destinations.ts";
+import { checkDestination } from "../../services/trunk/destination-monitor.ts";
+import { createDestination, listDestinations } from "../../services/trunk/destinations.ts";
 import { pageArgs, pageOfAll, pageOutput } from "../pages.ts";
 import { MCP_SCOPES } from "../scopes.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";

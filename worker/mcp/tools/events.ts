@@ -2,12 +2,12 @@
 import { z } from "@hono/zod-openapi";
 import { AlertChannelSchema, AlertRuleSchema, CreateAlertRuleSchema } from "../../resources/alerts.ts";
 import { PutWebhookSchema, WebhookSchema, WebhookTestResultSchema } from "../../resources/webhook.ts";
-import { listAlertChannels } from "../../services/alert-channels.ts";
-import { createAlertRule } from "../../services/alert-rules.ts";
+import { listAlertChannels } from "../../services/alerts/channels.ts";
+import { createAlertRule } from "../../services/alerts/rules.ts";
 import type { Services } from "../../services/context.ts";
 import { InvalidField } from "../../services/errors.ts";
 import { checkUrlForm } from "../../services/outbound-guard.ts";
-import { getWebhook, putWebhook, testWebhook } from "../../services/webhook.ts";
+import { getWebhook, putWebhook, testWebhook } from "../../services/webhooks/account-webhook.ts";
 import { pageArgs, pageOfAll, pageOutput } from "../pages.ts";
 import { MCP_SCOPES } from "../scopes.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";

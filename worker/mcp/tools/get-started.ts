@@ -2,11 +2,11 @@
 // that does it, read from the same services as the portal's pages.
 import { z } from "@hono/zod-openapi";
 import { INGRESS_TRANSPORTS, NetworkInfoSchema } from "../../resources/whitelist.ts";
-import { listAlertRules } from "../../services/alert-rules.ts";
-import { listDestinations } from "../../services/destinations.ts";
-import { listRoutingRules } from "../../services/routing.ts";
-import { getWebhook } from "../../services/webhook.ts";
-import { listIpEntries } from "../../services/whitelist.ts";
+import { listAlertRules } from "../../services/alerts/rules.ts";
+import { listDestinations } from "../../services/trunk/destinations.ts";
+import { listRoutingRules } from "../../services/trunk/routing.ts";
+import { getWebhook } from "../../services/webhooks/account-webhook.ts";
+import { listIpEntries } from "../../services/trunk/whitelist.ts";
 import { MCP_SCOPES } from "../scopes.ts";
 import { defineTool, READ_ONLY, type ToolContext } from "../tool.ts";
 import { portalUrl } from "./portal-links.ts";

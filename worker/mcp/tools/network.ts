@@ -1,8 +1,8 @@
 // Trunk onboarding: the carrier's addresses on the whitelist, and routing rules by dialed prefix.
 import { CreateIpEntrySchema, IpEntrySchema } from "../../resources/whitelist.ts";
 import { CreateRoutingRuleSchema, RoutingRuleSchema } from "../../resources/routing.ts";
-import { createRoutingRule } from "../../services/routing.ts";
-import { createIpEntry } from "../../services/whitelist.ts";
+import { createRoutingRule } from "../../services/trunk/routing.ts";
+import { createIpEntry } from "../../services/trunk/whitelist.ts";
 import { MCP_SCOPES } from "../scopes.ts";
 import { defineTool } from "../tool.ts";
 

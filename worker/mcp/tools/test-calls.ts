@@ -3,8 +3,8 @@
 // nothing rings before. Verified numbers are the caller IDs and targets the stricter modes need.
 import { z } from "@hono/zod-openapi";
 import { CreateTestCallSchema, TestCallSchema, VerifiedNumberSchema } from "../../resources/test-calls.ts";
-import { cancelTestCall, createTestCall, getTestCall } from "../../services/test-calls.ts";
-import { listVerifiedNumbers } from "../../services/verified-numbers.ts";
+import { cancelTestCall, createTestCall, getTestCall } from "../../services/placed-calls/test-calls.ts";
+import { listVerifiedNumbers } from "../../services/placed-calls/verified-numbers.ts";
 import { pageArgs, pageOfAll, pageOutput } from "../pages.ts";
 import { MCP_SCOPES } from "../scopes.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";

@@ -3,7 +3,7 @@
 // runtime's fetch: no redirect followed, a short timeout, and the body read as a stream and
 // dropped (the connection aborted) as soon as it passes the limit, so a huge or endless answer
 // costs no more than the limit. Where it may go is policy, checked before by the caller
-// (services/oauth-clients.ts, with the webhooks' address check). Tests serve documents by
+// (services/oauth/clients.ts, with the webhooks' address check). Tests serve documents by
 // answering that fetch.
 
 /** A fetched document and how long its publisher lets it be cached (Cache-Control max-age), when it says. */

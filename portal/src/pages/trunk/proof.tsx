@@ -12,7 +12,7 @@ import { Field } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { keys, TrunkError, useNetworkInfo, type IpEntry } from "./shared.tsx";
 
-/** The header of our OPTIONS answer that carries the code (worker/services/whitelist-proof.ts). */
+/** The header of our OPTIONS answer that carries the code (worker/services/trunk/whitelist-proof.ts). */
 export const PROOF_HEADER = "X-Call-Shield-Proof";
 
 /** Does the entry wait for proof of control (rather than being disabled, displaced or admitting)? */

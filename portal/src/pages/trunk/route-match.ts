@@ -1,5 +1,5 @@
 // Which destination a dialed number goes to, as call admission decides it
-// (durable-objects/call-admission.ts chooseRoute, fed by worker/services/admission-state.ts):
+// (durable-objects/call-admission.ts chooseRoute, fed by worker/services/trunk/admission-state.ts):
 // a whitelist entry's own destination first; else the enabled routing rules whose prefix begins
 // the number's digits (the "+" ignored on both sides), the longest prefix first, then the lowest
 // priority value; else the default destination. A rule whose destination is gone is skipped.

@@ -1,0 +1,269 @@
+// Spec rules 1, 2, 8 and 10: passkeys as the second factor, with real WebAuthn payloads
+// from a software authenticator.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { newApp } from "../../../worker/app.ts";
+import { as, request } from "../fixtures/client.ts";
+import { addMember, createAccount, makePlatformAdmin, refreshCookie, type Session } from "../fixtures/factory.ts";
+import { SoftwareAuthenticator } from "../fixtures/software-authenticator.ts";
+
+async function registerPasskey(owner: Session, authenticator: SoftwareAuthenticator, name = "Laptop") {
+  const begin = await owner.client.post("/api/auth/passkeys/register/begin");
+  expect(begin.status).toBe(200);
+  const credential = await authenticator.register(begin.body.options);
+  return owner.client.post("/api/auth/passkeys/register/complete", { credential, state: begin.body.state, name });
+}
+
+const passwordStep = (email: string, password: string) => request("POST", "/api/auth/login", { body: { email, password } });
+
+describe("passkey registration", () => {
+  it("registers an owner passkey and turns two-factor sign-in on", async () => {
+    const owner = await createAccount();
+    const authenticator = await SoftwareAuthenticator.create();
+    const res = await registerPasskey(owner, authenticator, "YubiKey");
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: "YubiKey", transports: ["internal"], last_used_at: null });
+    expect((await owner.client.get("/api/auth/me")).body.twofa_enabled).toBe(true);
+    expect((await owner.client.get("/api/auth/passkeys")).body.map((p: any) => p.id)).toEqual([res.body.id]);
+  });
+
+  it("offers the relying party and excludes credentials already registered", async () => {
+    const owner = await createAccount();
+    const authenticator = await SoftwareAuthenticator.create();
+    await registerPasskey(owner, authenticator);
+    const begin = await owner.client.post("/api/auth/passkeys/register/begin");
+    expect(begin.body.options.rp).toMatchObject({ id: "api.test" });
+    expect(begin.body.options.excludeCredentials.map((c: any) => c.id)).toEqual([authenticator.id]);
+  });
+
+  it("answers 409 passkey_already_registered for the same credential twice", async () => {
+    const owner = await createAccount();
+    const authenticator = await SoftwareAuthenticator.create();
+    expect((await registerPasskey(owner, authenticator)).status).toBe(201);
+    const again = await registerPasskey(owner, authenticator);
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ detail: "passkey_already_registered" });
+  });
+
+  it("refuses a reused or foreign state, and a credential made for another challenge, with 400", async () => {
+    const owner = await createAccount();
+    const authenticator = await SoftwareAuthenticator.create();
+    const begin = await owner.client.post("/api/auth/passkeys/register/begin");
+    const credential = await authenticator.register(begin.body.options);
+    const wrongChallenge = await authenticator.register({ ...begin.body.options, challenge: "AAAA" });
+    const bad = await owner.client.post("/api/auth/passkeys/register/complete", { credential: wrongChallenge, state: begin.body.state });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ detail: "Bad request" });
+
+    const other = await createAccount();
+    const otherBegin = await other.client.post("/api/auth/passkeys/register/begin");
+    const foreign = await owner.client.post("/api/auth/passkeys/register/complete", { credential, state: otherBegin.body.state });
+    expect(foreign.status).toBe(400);
+    const spent = await owner.client.post("/api/auth/passkeys/register/complete", { credential, state: begin.body.state });
+    expect(spent.status).toBe(400);
+    expect((await owner.client.get("/api/auth/me")).body.twofa_enabled).toBe(false);
+  });
+});
+
+describe("two-factor sign-in", () => {
+  it("returns a passkey challenge instead of a token, then a session for the assertion", async () => {
+    const owner = await createAccount();
+    const authenticator = await SoftwareAuthenticator.create();
+    await registerPasskey(owner, authenticator);
+
+    const step = await passwordStep(owner.email, owner.password);
+    expect(step.status).toBe(200);
+    expect(step.body.twofa_required).toBe(true);
+    expect(step.body.access_token).toBeUndefined();
+    expect(step.body.passkey_options.allowCredentials.map((c: any) => c.id)).toEqual([authenticator.id]);
+
+    const assertion = await authenticator.assert(step.body.passkey_options);
+    const res = await request("POST", "/api/auth/login/passkey", {
+      body: { login_token: step.body.login_token, assertion },
+      headers: { "X-Client": "web" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token_type: "bearer", customer: { email: owner.email } });
+    expect(refreshCookie(res)).not.toBeNull();
+    expect((await as({ token: res.body.access_token }).get("/api/auth/me")).status).toBe(200);
+    expect((await owner.client.get("/api/auth/passkeys")).body[0].last_used_at).not.toBeNull();
+  });
+
+  it("refuses a replayed assertion, a spent login_token and a cloned authenticator's stale counter", async () => {
+    const owner = await createAccount();
+    const authenticator = await SoftwareAuthenticator.create();
+    await registerPasskey(owner, authenticator);
+
+    const first = await passwordStep(owner.email, owner.password);
+    const assertion = await authenticator.assert(first.body.passkey_options);
+    const ok = await request("POST", "/api/auth/login/passkey", { body: { login_token: first.body.login_token, assertion } });
+    expect(ok.status).toBe(200);
+
+    const replay = await request("POST", "/api/auth/login/passkey", { body: { login_token: first.body.login_token, assertion } });
+    expect(replay.status).toBe(401);
+    expect(replay.body).toEqual({ detail: "invalid_login" });
+
+    const second = await passwordStep(owner.email, owner.password);
+    const oldAssertionNewToken = await request("POST", "/api/auth/login/passkey", {
+      body: { login_token: second.body.login_token, assertion },
+    });
+    expect(oldAssertionNewToken.status).toBe(401);
+
+    // A clone of the authenticator signs the fresh challenge with a counter it already used.
+    authenticator.signCount -= 1;
+    const cloned = await authenticator.assert(second.body.passkey_options);
+    const clonedRes = await request("POST", "/api/auth/login/passkey", {
+      body: { login_token: second.body.login_token, assertion: cloned },
+    });
+    expect(clonedRes.status).toBe(401);
+  });
+
+  it("refuses a tampered login_token and an assertion from an unknown authenticator", async () => {
+    const owner = await createAccount();
+    const authenticator = await SoftwareAuthenticator.create();
+    await registerPasskey(owner, authenticator);
+    const step = await passwordStep(owner.email, owner.password);
+    const assertion = await authenticator.assert(step.body.passkey_options);
+    const tampered = step.body.login_token.slice(0, -4) + "AAAA";
+    expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: tampered, assertion } })).status).toBe(401);
+    const stranger = await (await SoftwareAuthenticator.create()).assert(step.body.passkey_options);
+    expect(
+      (await request("POST", "/api/auth/login/passkey", { body: { login_token: step.body.login_token, assertion: stranger } })).status,
+    ).toBe(401);
+    // An access token is not a login_token either.
+    expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: owner.token, assertion } })).status).toBe(401);
+  });
+});
+
+describe("member enrolment on a two-factor account", () => {
+  it("gives a member without a passkey an enroll_token, never a password-only session", async () => {
+    const owner = await createAccount();
+    const member = await addMember(owner);
+    await registerPasskey(owner, await SoftwareAuthenticator.create());
+
+    const step = await passwordStep(member.email, member.password);
+    expect(step.body).toMatchObject({ twofa_required: true });
+    expect(step.body.access_token).toBeUndefined();
+    expect(step.body.login_token).toBeUndefined();
+    const device = await SoftwareAuthenticator.create();
+    const credential = await device.register(step.body.passkey_options);
+    const enrolled = await request("POST", "/api/auth/login/passkey/enroll", {
+      body: { enroll_token: step.body.enroll_token, credential, name: "Phone" },
+      headers: { "X-Client": "web" },
+    });
+    expect(enrolled.status).toBe(200);
+    expect(enrolled.body.customer).toMatchObject({ id: owner.account.id, role: "member" });
+    expect(refreshCookie(enrolled)).not.toBeNull();
+
+    // From now on the member signs in with that passkey.
+    const next = await passwordStep(member.email, member.password);
+    expect(next.body.login_token).toBeTypeOf("string");
+    const assertion = await device.assert(next.body.passkey_options);
+    expect((await request("POST", "/api/auth/login/passkey", { body: { login_token: next.body.login_token, assertion } })).status).toBe(
+      200,
+    );
+  });
+
+  it("answers 409 passkey_already_registered for a credential someone already holds, 401 for a bad token", async () => {
+    const owner = await createAccount();
+    const member = await addMember(owner);
+    const ownerDevice = await SoftwareAuthenticator.create();
+    await registerPasskey(owner, ownerDevice);
+    const step = await passwordStep(member.email, member.password);
+    const reused = await ownerDevice.register(step.body.passkey_options);
+    const dup = await request("POST", "/api/auth/login/passkey/enroll", {
+      body: { enroll_token: step.body.enroll_token, credential: reused },
+    });
+    expect(dup.status).toBe(409);
+    expect(dup.body).toEqual({ detail: "passkey_already_registered" });
+    const bad = await request("POST", "/api/auth/login/passkey/enroll", { body: { enroll_token: "nope", credential: reused } });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toEqual({ detail: "invalid_login" });
+  });
+});
+
+describe("managing passkeys", () => {
+  it("renames, and deleting the last one turns two-factor off (password-only sign-in again)", async () => {
+    const owner = await createAccount();
+    const created = (await registerPasskey(owner, await SoftwareAuthenticator.create())).body;
+    const renamed = await owner.client.patch(`/api/auth/passkeys/${created.id}`, { name: "Desk key" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe("Desk key");
+    expect((await owner.client.delete(`/api/auth/passkeys/${created.id}`)).status).toBe(204);
+    expect((await owner.client.get("/api/auth/me")).body.twofa_enabled).toBe(false);
+    expect((await passwordStep(owner.email, owner.password)).body.access_token).toBeTypeOf("string");
+    expect((await owner.client.delete(`/api/auth/passkeys/${created.id}`)).body).toEqual({ detail: "Passkey not found" });
+  });
+
+  it("keeps two-factor on while another passkey remains", async () => {
+    const owner = await createAccount();
+    const first = (await registerPasskey(owner, await SoftwareAuthenticator.create())).body;
+    await registerPasskey(owner, await SoftwareAuthenticator.create());
+    await owner.client.delete(`/api/auth/passkeys/${first.id}`);
+    expect((await owner.client.get("/api/auth/me")).body.twofa_enabled).toBe(true);
+  });
+
+  it("removes a member's passkeys idempotently, two-factor staying on; the member enrols again", async () => {
+    const owner = await createAccount();
+    const member = await addMember(owner);
+    await registerPasskey(owner, await SoftwareAuthenticator.create());
+    const step = await passwordStep(member.email, member.password);
+    const device = await SoftwareAuthenticator.create();
+    await request("POST", "/api/auth/login/passkey/enroll", {
+      body: { enroll_token: step.body.enroll_token, credential: await device.register(step.body.passkey_options) },
+    });
+    expect((await owner.client.delete(`/api/auth/passkeys/members/${member.userId}`)).status).toBe(204);
+    expect((await owner.client.delete(`/api/auth/passkeys/members/${member.userId}`)).status).toBe(204);
+    expect((await owner.client.get("/api/auth/me")).body.twofa_enabled).toBe(true);
+    expect((await passwordStep(member.email, member.password)).body.enroll_token).toBeTypeOf("string");
+    expect((await owner.client.delete(`/api/auth/passkeys/members/${crypto.randomUUID()}`)).body).toEqual({ detail: "User not found" });
+  });
+
+  it("is owner-only and refused inside an impersonation; another account's passkey is 404", async () => {
+    const owner = await createAccount();
+    const member = await addMember(owner);
+    const created = (await registerPasskey(owner, await SoftwareAuthenticator.create())).body;
+    for (const res of [
+      await member.client.get("/api/auth/passkeys"),
+      await member.client.post("/api/auth/passkeys/register/begin"),
+      await member.client.delete(`/api/auth/passkeys/${created.id}`),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ detail: "owner_required" });
+    }
+    const admin = await createAccount();
+    await makePlatformAdmin(admin);
+    const imp = await admin.client.post("/api/admin/impersonate", { customer_id: owner.account.id });
+    const acting = as({ token: imp.body.access_token });
+    expect((await acting.post("/api/auth/passkeys/register/begin")).body).toEqual({ detail: "impersonation_forbidden" });
+    const stranger = await createAccount();
+    expect((await stranger.client.patch(`/api/auth/passkeys/${created.id}`, { name: "mine" })).status).toBe(404);
+  });
+});
+
+describe("the relying party (issue 20, finding 16)", () => {
+  const begin = (bindings: Record<string, unknown>, origin: string, token: string) =>
+    newApp().request(
+      `${origin}/api/auth/passkeys/register/begin`,
+      { method: "POST", headers: { Authorization: `Bearer ${token}`, "CF-Connecting-IP": "192.0.2.16" } },
+      bindings,
+    );
+
+  it("is the configured one, whatever Host the request came to", async () => {
+    const owner = await createAccount();
+    const res = await begin(env, "https://attacker.example", owner.token);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).options.rp).toMatchObject({ id: "api.test" });
+  });
+
+  it("is not taken from a public Host when unconfigured (503), only from loopback", async () => {
+    const owner = await createAccount();
+    const unpinned = { ...env, WEBAUTHN_RP_ID: undefined, WEBAUTHN_ORIGIN: undefined };
+    const pub = await begin(unpinned, "https://attacker.example", owner.token);
+    expect(pub.status).toBe(503);
+    expect(await pub.json()).toEqual({ detail: "passkeys_not_configured" });
+    const local = await begin(unpinned, "http://127.0.0.1:8787", owner.token);
+    expect(local.status).toBe(200);
+    expect(((await local.json()) as any).options.rp).toMatchObject({ id: "127.0.0.1" });
+  });
+});
