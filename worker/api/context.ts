@@ -1,15 +1,5 @@
-// What every handler finds on its context: the bindings, the parsed configuration, the
-// request's Services (the domain layer's context) and, on authenticated routes, the principal.
+// The customer API's Hono app type; the context every handler sees is worker/http/app-env.ts.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Bindings, Config } from "../env.ts";
-import type { Db } from "../lib/db.ts";
-import type { Services } from "../services/context.ts";
-import type { Principal } from "../services/identity/principal.ts";
-
-export type AppEnv = {
-  Bindings: Bindings;
-  /** principal is set by the access middleware on authenticated routes only. */
-  Variables: { config: Config; db: Db; services: Services; principal: Principal };
-};
+import type { AppEnv } from "../http/app-env.ts";
 
 export type Api = OpenAPIHono<AppEnv>;

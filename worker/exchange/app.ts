@@ -15,7 +15,7 @@
 // with its legacy controller name when v1 has one; routes with their own authentication (SM-DP+
 // notifications, device ingestion) go on router.app directly.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import { loadConfig, type Config } from "../env.ts";
 import { database } from "../lib/db.ts";
 import { newAdminApp } from "./admin.ts";

@@ -1,7 +1,7 @@
 // What every exchange handler finds on its context: the app's bindings, configuration and
 // database, plus, on authenticated routes, the exchange account the request is from.
 import type { Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 
 export type ExchangeRole = "buyer" | "seller";
 

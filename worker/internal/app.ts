@@ -4,7 +4,7 @@
 import { Hono, type Context } from "hono";
 import type { z } from "zod";
 import { AdmitRequest, CallReport, MonitorResults, TestCallProgress } from "../../schema/node-api.ts";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import { ApiError } from "../lib/errors.ts";
 import { issuesOf } from "../lib/validation.ts";
 import { admitCall } from "./admission.ts";

@@ -5,7 +5,7 @@
 // is the only one it may use, and a node acts only on the calls and test calls it carries
 // (mayActForNode).
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import type { Config } from "../env.ts";
 import { timingSafeEqual } from "../lib/crypto.ts";
 import { ApiError, unauthorized } from "../lib/errors.ts";

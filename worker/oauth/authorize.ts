@@ -5,8 +5,8 @@
 // matches its cookie, and a cross-site Origin is refused.
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import type { AppEnv } from "../api/context.ts";
-import { clientIp } from "../api/auth/session-cookie.ts";
+import type { AppEnv } from "../http/app-env.ts";
+import { clientIp } from "../http/client-ip.ts";
 import { randomToken, timingSafeEqual } from "../lib/crypto.ts";
 import { signStepToken, verifyStepToken } from "../lib/tokens.ts";
 import { checkPassword, normalizeEmail } from "../services/identity/auth.ts";

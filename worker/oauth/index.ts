@@ -4,7 +4,7 @@
 // token, registration and revocation endpoints cross-origin, without cookies.
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import { getAuthorize, postAuthorize } from "./authorize.ts";
 import { serveAuthorizationServerMetadata, serveProtectedResourceMetadata } from "./metadata.ts";
 import { postRegister } from "./register.ts";

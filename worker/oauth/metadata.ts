@@ -3,7 +3,7 @@
 // standard clients look (the host root; the resource's path-aware form
 // /.well-known/oauth-protected-resource/api/mcp). The issuer is the origin itself.
 import type { Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import { SUPPORTED_SCOPES } from "../resources/oauth.ts";
 import { AUTH_METHODS, GRANT_TYPES } from "../services/oauth/clients.ts";
 import { mcpResourceUrl } from "../services/oauth/access.ts";

@@ -4,8 +4,8 @@
 // (OAUTH_REGISTER_MAX_PER_IP an hour; npm start lifts it, as MCP clients register on each connection).
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
-import { clientIp } from "../api/auth/session-cookie.ts";
+import type { AppEnv } from "../http/app-env.ts";
+import { clientIp } from "../http/client-ip.ts";
 import { AUTH_METHODS, registerClient } from "../services/oauth/clients.ts";
 import { OAuthError } from "../services/oauth/errors.ts";
 import { oauthJson } from "./respond.ts";

@@ -1,7 +1,7 @@
 // How the OAuth endpoints answer: JSON never cached (RFC 6749 section 5.1), errors as
 // {"error", "error_description"} with the protocol's status.
 import type { Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import { OAuthError } from "../services/oauth/errors.ts";
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };

@@ -1,7 +1,7 @@
 // POST /oauth/revoke (RFC 7009): the client gives back a refresh or an access token; the grant
 // ends with every token issued under it. 200 whatever the token was (unknown, already revoked).
 import type { Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import { authenticateClient } from "../services/oauth/clients.ts";
 import { OAuthError } from "../services/oauth/errors.ts";
 import { revokeByToken } from "../services/oauth/grants.ts";

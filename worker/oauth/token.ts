@@ -1,7 +1,7 @@
 // POST /oauth/token: a code with its PKCE verifier (a new grant), or a refresh token (rotated;
 // a spent one revokes the grant). The resource, when sent, must be the one the grant is for.
 import type { Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
+import type { AppEnv } from "../http/app-env.ts";
 import { canonicalResource } from "../services/oauth/access.ts";
 import { authenticateClient, type ClientCredentials } from "../services/oauth/clients.ts";
 import { spendCode } from "../services/oauth/codes.ts";

@@ -10,7 +10,7 @@ import type { MiddlewareHandler } from "hono";
 import { verifyMediaToken } from "../../lib/tokens.ts";
 import { Forbidden, Unauthenticated } from "../../services/errors.ts";
 import { fromAccessToken, fromApiKey, fromSignedClaims, type Principal } from "../../services/identity/principal.ts";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../../http/app-env.ts";
 
 const security = [{ BearerAuth: [] }, { ApiKeyAuth: [] }] as Record<string, string[]>[];
 

@@ -20,7 +20,8 @@ import { admitLoginAttempt, admitSignup } from "../../services/identity/sign-in-
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 import { signedIn } from "./access.ts";
-import { clientIp, isBrowser, issueSession, setRefreshCookie } from "./session-cookie.ts";
+import { isBrowser, issueSession, setRefreshCookie } from "./session-cookie.ts";
+import { clientIp } from "../../http/client-ip.ts";
 
 const tags = ["Authentication"];
 const browserHeader = z.object({

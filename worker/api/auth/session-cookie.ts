@@ -6,14 +6,11 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { tokenResponse } from "../../services/identity/auth.ts";
 import type { Principal } from "../../services/identity/principal.ts";
 import { LEGACY_REFRESH_COOKIE, REFRESH_COOKIE, startFamily } from "../../services/identity/refresh-tokens.ts";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../../http/app-env.ts";
 
 const COOKIE_PATH = "/api/auth";
 
 export const isBrowser = (c: Context<AppEnv>) => c.req.header("X-Client")?.toLowerCase() === "web";
-
-/** The address the request came from, as Cloudflare's edge reports it. */
-export const clientIp = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
 
 const ATTRIBUTES = { httpOnly: true, secure: true, sameSite: "Strict", path: COOKIE_PATH } as const;
 

@@ -5,7 +5,8 @@ import { ChangePasswordSchema, TokenResponseSchema } from "../../resources/auth.
 import { changePassword, logoutAll, tokenResponse } from "../../services/identity/auth.ts";
 import { Unauthenticated } from "../../services/errors.ts";
 import { endBrowserSession, rotate } from "../../services/identity/refresh-tokens.ts";
-import type { Api, AppEnv } from "../context.ts";
+import type { Api } from "../context.ts";
+import type { AppEnv } from "../../http/app-env.ts";
 import { errors, jsonBody, jsonRequest, noContent } from "../responses.ts";
 import { notImpersonated } from "./access.ts";
 import { clearRefreshCookie, refreshCookieOf, setRefreshCookie } from "./session-cookie.ts";

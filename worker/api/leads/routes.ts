@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { LeadAcceptedSchema, LeadSchema } from "../../resources/leads.ts";
 import { submitLead } from "../../services/support/leads.ts";
-import { clientIp } from "../auth/session-cookie.ts";
+import { clientIp } from "../../http/client-ip.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody, jsonRequest } from "../responses.ts";
 

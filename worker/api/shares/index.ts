@@ -2,7 +2,8 @@
 // holder uses (meta, unlock, the payload and the recording). Every answer, errors included, is
 // kept out of caches and sends no Referer.
 import type { MiddlewareHandler } from "hono";
-import type { Api, AppEnv } from "../context.ts";
+import type { Api } from "../context.ts";
+import type { AppEnv } from "../../http/app-env.ts";
 import { registerPublicShares } from "./public-routes.ts";
 import { registerShares } from "./routes.ts";
 

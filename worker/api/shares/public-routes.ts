@@ -12,7 +12,7 @@ import {
   ViewTokenQuery,
 } from "../../resources/shares.ts";
 import { shareMeta, shareRecording, unlockShare, viewShare } from "../../services/support/share-views.ts";
-import { clientIp } from "../auth/session-cookie.ts";
+import { clientIp } from "../../http/client-ip.ts";
 import { fileResponse } from "../calls/file-response.ts";
 import type { Api } from "../context.ts";
 import { binaryBody, errors, jsonBody, jsonRequest } from "../responses.ts";
