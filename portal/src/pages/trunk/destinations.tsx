@@ -9,7 +9,8 @@ import { api, must } from "../../api/client.ts";
 import { Empty, ErrorBox, Loading } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { ms, when } from "../../lib/format.ts";
-import { DestinationForm, PROCESSING, SAMPLE_MODES, TRANSFER_MODES } from "./destination-form.tsx";
+import { PROCESSING, SAMPLE_MODES, TRANSFER_MODES } from "./destination-choices.ts";
+import { DestinationForm } from "./destination-form.tsx";
 import { DestinationSecrets } from "./destination-secrets.tsx";
 import { DeleteButton, destinationName, keys, TrunkError, useDestinations, useVoiceProviders, type Destination } from "./shared.tsx";
 
