@@ -10,7 +10,7 @@ import { ne } from "drizzle-orm";
 import type { WhitelistSnapshot } from "../../schema/node-api.ts";
 import { whitelistIps } from "../../schema/network.ts";
 import type { Services } from "../services/context.ts";
-import { admitsCalls, awaitsProof } from "../services/trunk/whitelist.ts";
+import { admitsCalls, awaitsProof } from "../services/trunk/whitelist-admission.ts";
 import { proofCode } from "../services/trunk/whitelist-proof.ts";
 
 export async function whitelistSnapshot({ registry, db, config }: Services, since: number): Promise<WhitelistSnapshot> {

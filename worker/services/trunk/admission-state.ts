@@ -12,7 +12,7 @@ import { destinations, routingRules, whitelistIps } from "../../../schema/networ
 import type { Db } from "../../lib/db.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { Services } from "../context.ts";
-import { admitsCalls } from "./whitelist.ts";
+import { admitsCalls } from "./whitelist-admission.ts";
 
 /** Brings the account's admission state in its Durable Object up to date with D1. */
 export async function syncAdmissionState(services: Services, customerId: string): Promise<void> {
@@ -80,7 +80,7 @@ export async function admissionStateOf(db: Db, customerId: string): Promise<Admi
       pilotEndsAt: customer.pilotEndsAt,
       pilotMinutesLimit: customer.pilotMinutesLimit,
     },
-    // Only entries that admit calls now (proof of control: worker/services/trunk/whitelist.ts).
+    // Only entries that admit calls now (proof of control: ./whitelist-admission.ts).
     entries: entries.filter(admitsCalls).map((e) => ({
       id: e.id,
       rangeStart: e.rangeStart,

@@ -9,8 +9,8 @@
 // account's claim overlapped it first; a wider one, or one made over another account's unproven
 // claim, admits calls once the account proves control (the code of our OPTIONS answer, entered
 // back: verifyIpEntry) or an administrator approves it. A proven claim displaces the other
-// accounts' unproven overlapping entries, whose owners are told by mail. admitsCalls(entry) is the
-// one predicate the snapshot for nodes and the admission state use.
+// accounts' unproven overlapping entries, whose owners are told by mail. Whether an entry admits
+// calls is decided in one place (./whitelist-admission.ts).
 import { and, count, desc, eq, inArray, isNull } from "drizzle-orm";
 import { customers } from "../../../schema/identity.ts";
 import { whitelistIps } from "../../../schema/network.ts";
@@ -27,6 +27,7 @@ import { Conflict, Forbidden, InvalidField, NotFound, TooManyRequests, Unavailab
 import { owned, ownedRow } from "../owned.ts";
 import { sessionRole, type Principal } from "../identity/principal.ts";
 import { newProofNonce, PROOF_HEADER, proofMatches } from "./whitelist-proof.ts";
+import { ADMITS_AT_ONCE, admitsCalls } from "./whitelist-admission.ts";
 
 export const OVERLAP = "CIDR overlaps a range registered to another account";
 export const ENTRY_EXISTS = "Entry already exists";
@@ -37,36 +38,8 @@ export const PROVEN_ELSEWHERE = "Another account has proven control of an overla
 
 /** Verification attempts per entry per hour (the code has 80 bits; this only keeps guessing pointless). */
 const VERIFY_ATTEMPTS_PER_HOUR = 10;
-/** Ranges this narrow or narrower admit calls at once (the spec's onboarding); wider ones after proof or approval. */
-export const ADMITS_AT_ONCE = { v4: 24, v6: 48 } as const;
 
 type IpRow = typeof whitelistIps.$inferSelect;
-
-/** What admitsCalls reads of an entry. */
-export type AdmissionFacts = Pick<IpRow, "cidr" | "enabled" | "proof" | "standing">;
-
-const narrowEnough = (cidr: string) => {
-  const prefix = Number(cidr.split("/")[1]);
-  return prefix >= (cidr.includes(":") ? ADMITS_AT_ONCE.v6 : ADMITS_AT_ONCE.v4);
-};
-
-/**
- * May calls from this entry's range be admitted now? Enabled, not displaced by another account's
- * proven claim, and either proven (or approved), or narrow enough and first on its range.
- */
-export function admitsCalls(entry: AdmissionFacts): boolean {
-  if (!entry.enabled || entry.standing === "displaced") return false;
-  if (entry.proof !== "none") return true;
-  return entry.standing === "first" && narrowEnough(entry.cidr);
-}
-
-/**
- * Does the entry need proof of control to admit calls (a wide range, or one over another account's
- * claim)? Those are the ranges whose codes the nodes hand out; a narrow first entry needs none.
- */
-export function awaitsProof(entry: AdmissionFacts): boolean {
-  return entry.proof === "none" && entry.standing !== "displaced" && !admitsCalls({ ...entry, enabled: true });
-}
 
 /** Why an entry admits no calls (null when it does), in words the portal can show. */
 function pendingReason(row: IpRow): string | null {
