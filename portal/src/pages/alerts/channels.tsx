@@ -8,7 +8,7 @@ import { api, must, type Schemas } from "../../api/client.ts";
 import { Empty, ErrorBox, Field, Loading, SelectField } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { ms, when } from "../../lib/format.ts";
-import { allShown, CheckField, ConfirmButton } from "../automation/shared.tsx";
+import { allShown, CheckField, ConfirmButton, EnabledBadge } from "../automation/shared.tsx";
 import { CHANNEL_KINDS, keys, problem, useChannels, type AlertChannel } from "./shared.tsx";
 
 type ChannelTest = Schemas["AlertChannelTestResult"];
@@ -171,7 +171,7 @@ function ChannelTable({ channels }: { channels: AlertChannel[] }) {
                   <td>{CHANNEL_KINDS[channel.kind]}</td>
                   <td>{channel.url_host ?? <span className="muted">No URL</span>}</td>
                   <td>
-                    <span className={channel.enabled ? "badge on" : "badge off"}>{channel.enabled ? "Enabled" : "Disabled"}</span>
+                    <EnabledBadge enabled={channel.enabled} />
                   </td>
                   <td className="when">{when(channel.created_at)}</td>
                   <td aria-live="polite">

@@ -3,13 +3,22 @@
 // recommendations); a quality rule on a call whose MOS is at or below max_mos. It goes by e-mail
 // (to the recipients, or the account's address) and to the connected channels ticked; a rule needs
 // at least one of the two, and the API's 422 says so beside them.
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import type { FormEvent } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ErrorBox, Field, SelectField, TextField } from "../../components/ui.tsx";
-import { featureUsed } from "../../lib/events.ts";
-import { allShown, byField, CheckField, CheckGroup, RECOMMENDATIONS, type RecommendationKey } from "../automation/shared.tsx";
+import {
+  EnabledField,
+  NameField,
+  numberIn,
+  ProbabilityField,
+  RecommendationsField,
+  recommendationsOf,
+  RuleFormEnd,
+  useRuleForm,
+  useRuleSave,
+} from "../automation/rule-fields.tsx";
+import { byField, CheckField, CheckGroup, type RecommendationKey } from "../automation/shared.tsx";
 import { channelName, keys, listOf, useChannels, type AlertRule } from "./shared.tsx";
 
 const FIELDS = [
@@ -59,7 +68,7 @@ const fromRule = (rule: AlertRule | null): Form => ({
   min_probability: String(rule?.min_probability ?? 70),
   max_mos: rule?.max_mos === null || rule?.max_mos === undefined ? "" : String(rule.max_mos),
   categories: (rule?.categories ?? []).join(", "),
-  recommendations: (rule?.recommendations ?? []).filter((r): r is RecommendationKey => (RECOMMENDATIONS as readonly string[]).includes(r)),
+  recommendations: recommendationsOf(rule?.recommendations),
   email_enabled: rule?.email_enabled ?? true,
   recipients: (rule?.recipients ?? []).join("\n"),
   channel_ids: rule?.channel_ids ?? [],
@@ -70,23 +79,13 @@ const fromRule = (rule: AlertRule | null): Form => ({
   include_recording: rule?.include_recording ?? false,
 });
 
-/** A number the person typed, or a 422 of our own beside its field (the API would refuse it too). */
-function numberIn(text: string, field: string, min: number, max: number, whole: boolean): number {
-  const n = Number(text.trim());
-  if (text.trim() === "" || Number.isNaN(n) || (whole && !Number.isInteger(n)) || n < min || n > max) {
-    const message = `${whole ? "A whole number" : "A number"} from ${min} to ${max}`;
-    throw new ApiError(422, `${field}: ${message}`, { [field]: message });
-  }
-  return n;
-}
-
 function bodyOf(form: Form): Schemas["CreateAlertRule"] {
   const quality = form.trigger === "quality";
   return {
     name: form.name.trim(),
     enabled: form.enabled,
     trigger: form.trigger,
-    min_probability: numberIn(form.min_probability, "min_probability", 0, 100, true),
+    min_probability: numberIn(form.min_probability, "min_probability", 0, 100),
     // A quality rule needs its MOS limit: left empty, the API's 422 says so beside the field.
     ...(form.max_mos.trim() ? { max_mos: numberIn(form.max_mos, "max_mos", 1, 5, false) } : {}),
     categories: quality ? null : listOf(form.categories).length ? listOf(form.categories) : null,
@@ -94,7 +93,7 @@ function bodyOf(form: Form): Schemas["CreateAlertRule"] {
     email_enabled: form.email_enabled,
     recipients: listOf(form.recipients).length ? listOf(form.recipients) : null,
     channel_ids: form.channel_ids.length ? form.channel_ids : null,
-    throttle_minutes: numberIn(form.throttle_minutes || "0", "throttle_minutes", 0, 10_080, true),
+    throttle_minutes: numberIn(form.throttle_minutes || "0", "throttle_minutes", 0, 10_080),
     include_transcript: form.include_transcript,
     include_sip_log: form.include_sip_log,
     include_pcap: form.include_pcap,
@@ -103,23 +102,17 @@ function bodyOf(form: Form): Schemas["CreateAlertRule"] {
 }
 
 export function AlertRuleForm({ rule, onDone }: { rule: AlertRule | null; onDone: () => void }) {
-  const queries = useQueryClient();
   const channels = useChannels();
-  const [form, setForm] = useState(() => fromRule(rule));
-  const set = <K extends keyof Form>(name: K, value: Form[K]) => setForm((f) => ({ ...f, [name]: value }));
-  const save = useMutation({
-    mutationFn: () => {
+  const [form, set] = useRuleForm(() => fromRule(rule));
+  const save = useRuleSave(
+    () => {
       const body = bodyOf(form);
       return rule
         ? must(api.PATCH("/customer/alert-rules/{rule_id}", { params: { path: { rule_id: rule.id } }, body }))
         : must(api.POST("/customer/alert-rules", { body }));
     },
-    onSuccess: () => {
-      featureUsed(rule ? "alerts.rule.update" : "alerts.rule.create");
-      void queries.invalidateQueries({ queryKey: keys.rules });
-      onDone();
-    },
-  });
+    { feature: rule ? "alerts.rule.update" : "alerts.rule.create", rulesKey: keys.rules, onDone },
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
@@ -130,15 +123,7 @@ export function AlertRuleForm({ rule, onDone }: { rule: AlertRule | null; onDone
   return (
     <form onSubmit={submit} aria-label={rule ? `Change the alert rule ${rule.name}` : "New alert rule"} className="rule-form" noValidate>
       <div className="grid">
-        <Field
-          label="Name"
-          name="name"
-          value={form.name}
-          onChange={(e) => set("name", e.target.value)}
-          error={error}
-          required
-          maxLength={200}
-        />
+        <NameField value={form.name} onChange={(value) => set("name", value)} error={error} />
         <SelectField
           label="Trigger"
           name="trigger"
@@ -164,15 +149,9 @@ export function AlertRuleForm({ rule, onDone }: { rule: AlertRule | null; onDone
             hint="Required for a quality rule: a call at or below this MOS (1-5) alerts."
           />
         ) : (
-          <Field
-            label="Minimum fraud probability (%)"
-            name="min_probability"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={100}
+          <ProbabilityField
             value={form.min_probability}
-            onChange={(e) => set("min_probability", e.target.value)}
+            onChange={(value) => set("min_probability", value)}
             error={error}
             hint="70 and above is high risk, 30 and above medium."
           />
@@ -202,10 +181,8 @@ export function AlertRuleForm({ rule, onDone }: { rule: AlertRule | null; onDone
             spellCheck={false}
             hint="Separated by commas, e.g. credit_card_scam, tech_support_scam. Empty: any category."
           />
-          <CheckGroup
+          <RecommendationsField
             legend="Recommendations"
-            name="recommendations"
-            options={RECOMMENDATIONS}
             value={form.recommendations}
             onChange={(value) => set("recommendations", value)}
             hint="None ticked: any recommendation."
@@ -276,16 +253,8 @@ export function AlertRuleForm({ rule, onDone }: { rule: AlertRule | null; onDone
         </div>
         <p className="hint">Files past the size limit are sent as a link.</p>
       </fieldset>
-      <CheckField label="Enabled" name="enabled" checked={form.enabled} onChange={(e) => set("enabled", e.target.checked)} error={error} />
-      {allShown(error, FIELDS) ? null : <ErrorBox error={error} />}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : rule ? "Save the rule" : "Create the rule"}
-        </button>
-        <button type="button" onClick={onDone} disabled={save.isPending}>
-          Cancel
-        </button>
-      </div>
+      <EnabledField value={form.enabled} onChange={(value) => set("enabled", value)} error={error} />
+      <RuleFormEnd error={error} fields={FIELDS} saving={save.isPending} isNew={!rule} onCancel={onDone} />
     </form>
   );
 }

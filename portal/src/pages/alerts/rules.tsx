@@ -9,8 +9,8 @@ import { ApiError } from "../../api/errors.ts";
 import { Empty, ErrorBox, Loading } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { ms, words } from "../../lib/format.ts";
-import { useUrlState } from "../../lib/url-state.ts";
-import { ConfirmButton, listed } from "../automation/shared.tsx";
+import { RuleEditor, useRuleInUrl } from "../automation/rule-editor.tsx";
+import { ConfirmButton, EnabledBadge, listed } from "../automation/shared.tsx";
 import { AlertRuleForm } from "./rule-form.tsx";
 import {
   channelName,
@@ -34,17 +34,14 @@ const ATTACHED = [
 ] as const;
 
 export function AlertRules() {
-  const url = useUrlState();
+  const { editing, open, close } = useRuleInUrl();
   const rules = useQuery({ queryKey: keys.rules, queryFn: () => must(api.GET("/customer/alert-rules")) });
-  const editing = url.get("rule");
-  const close = () => url.set({ rule: null }, { keepOffset: true });
-  const edited = editing && editing !== "new" ? rules.data?.find((r) => r.id === editing) : undefined;
   return (
     <section className="card" aria-labelledby="alert-rules">
       <div className="section-title">
         <h2 id="alert-rules">Alert rules</h2>
         {editing ? null : (
-          <button type="button" className="primary" onClick={() => url.set({ rule: "new" }, { keepOffset: true })}>
+          <button type="button" className="primary" onClick={() => open("new")}>
             New alert rule
           </button>
         )}
@@ -52,23 +49,18 @@ export function AlertRules() {
       <p className="muted">
         Tell people when a verdict crosses a rule's probability, or when a call's quality drops: by e-mail and through connected channels.
       </p>
-      {editing === "new" ? (
-        <div className="rule-editor">
-          <h3>New alert rule</h3>
-          <AlertRuleForm rule={null} onDone={close} />
-        </div>
-      ) : null}
-      {edited ? (
-        <div className="rule-editor">
-          <h3>Change “{edited.name}”</h3>
-          <AlertRuleForm key={edited.id} rule={edited} onDone={close} />
-        </div>
-      ) : null}
-      {editing && editing !== "new" && rules.data && !edited ? <p className="error">This alert rule no longer exists.</p> : null}
+      <RuleEditor
+        editing={editing}
+        rules={rules.data}
+        Form={AlertRuleForm}
+        onDone={close}
+        newTitle="New alert rule"
+        gone="This alert rule no longer exists."
+      />
       {rules.isPending ? <Loading what="Loading the alert rules" /> : null}
       <ErrorBox error={rules.error} />
       {rules.data && rules.data.length === 0 ? <Empty>No alert rule yet.</Empty> : null}
-      {rules.data?.length ? <RuleTable rules={rules.data} onEdit={(id) => url.set({ rule: id }, { keepOffset: true })} /> : null}
+      {rules.data?.length ? <RuleTable rules={rules.data} onEdit={open} /> : null}
     </section>
   );
 }
@@ -148,7 +140,7 @@ function RuleTable({ rules, onEdit }: { rules: AlertRule[]; onEdit: (id: string)
                     {rule.name}
                   </th>
                   <td>
-                    <span className={rule.enabled ? "badge on" : "badge off"}>{rule.enabled ? "Enabled" : "Disabled"}</span>
+                    <EnabledBadge enabled={rule.enabled} />
                   </td>
                   <td>{trigger(rule)}</td>
                   <td>

@@ -2,25 +2,23 @@
 // rule. A divert needs a destination: the form says so, and the API's 422 (or its 404 for a
 // destination that is gone) shows beside that field. An emptied duration on a rule that had one is
 // clear_duration: its controls from now on last until released.
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import type { FormEvent } from "react";
 import { Link } from "wouter";
 import { api, must } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ErrorBox, Field, SelectField } from "../../components/ui.tsx";
-import { featureUsed } from "../../lib/events.ts";
 import {
-  allShown,
-  byField,
-  CheckField,
-  CheckGroup,
-  destinationName,
-  keys,
-  RECOMMENDATIONS,
-  useDestinations,
-  type AutomationRule,
-  type RecommendationKey,
-} from "./shared.tsx";
+  EnabledField,
+  NameField,
+  numberIn,
+  ProbabilityField,
+  RecommendationsField,
+  recommendationsOf,
+  RuleFormEnd,
+  useRuleForm,
+  useRuleSave,
+} from "./rule-fields.tsx";
+import { byField, destinationName, keys, useDestinations, type AutomationRule, type RecommendationKey } from "./shared.tsx";
 
 const FIELDS = ["name", "enabled", "min_probability", "recommendations", "action", "divert_destination_id", "duration_hours"];
 
@@ -38,22 +36,11 @@ const fromRule = (rule: AutomationRule | null): Form => ({
   name: rule?.name ?? "",
   enabled: rule?.enabled ?? true,
   min_probability: String(rule?.min_probability ?? 90),
-  recommendations: (rule ? (rule.recommendations ?? []) : ["block"]).filter((r): r is RecommendationKey =>
-    (RECOMMENDATIONS as readonly string[]).includes(r),
-  ),
+  recommendations: rule ? recommendationsOf(rule.recommendations) : ["block"],
   action: rule?.action ?? "block",
   divert_destination_id: rule?.divert_destination_id ?? "",
   duration_hours: rule?.duration_hours ? String(rule.duration_hours) : "",
 });
-
-/** A number the person typed, or a 422 of our own beside its field (the API would refuse it too). */
-function wholeNumber(text: string, field: string, min: number, max: number): number {
-  const n = Number(text.trim());
-  if (text.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
-    throw new ApiError(422, `${field}: a whole number from ${min} to ${max}`, { [field]: `A whole number from ${min} to ${max}` });
-  }
-  return n;
-}
 
 /** The divert destination's 404 goes beside its field. */
 function aboutTheDestination(err: unknown): unknown {
@@ -64,17 +51,15 @@ function aboutTheDestination(err: unknown): unknown {
 }
 
 export function AutomationRuleForm({ rule, onDone }: { rule: AutomationRule | null; onDone: () => void }) {
-  const queries = useQueryClient();
   const destinations = useDestinations();
-  const [form, setForm] = useState(() => fromRule(rule));
-  const set = <K extends keyof Form>(name: K, value: Form[K]) => setForm((f) => ({ ...f, [name]: value }));
-  const save = useMutation({
-    mutationFn: async () => {
-      const duration = form.duration_hours.trim() ? wholeNumber(form.duration_hours, "duration_hours", 1, 8760) : null;
+  const [form, set] = useRuleForm(() => fromRule(rule));
+  const save = useRuleSave(
+    async () => {
+      const duration = form.duration_hours.trim() ? numberIn(form.duration_hours, "duration_hours", 1, 8760) : null;
       const common = {
         name: form.name.trim(),
         enabled: form.enabled,
-        min_probability: wholeNumber(form.min_probability, "min_probability", 0, 100),
+        min_probability: numberIn(form.min_probability, "min_probability", 0, 100),
         recommendations: form.recommendations.length ? form.recommendations : null,
         action: form.action,
         divert_destination_id: form.action === "divert" ? form.divert_destination_id || null : null,
@@ -92,40 +77,21 @@ export function AutomationRuleForm({ rule, onDone }: { rule: AutomationRule | nu
         throw aboutTheDestination(err);
       }
     },
-    onSuccess: () => {
-      featureUsed(rule ? "automation.rule.update" : "automation.rule.create");
-      void queries.invalidateQueries({ queryKey: keys.rules });
-      onDone();
-    },
-  });
+    { feature: rule ? "automation.rule.update" : "automation.rule.create", rulesKey: keys.rules, onDone },
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
   };
   const error = byField(save.error);
-  const named = allShown(error, FIELDS);
   const none = destinations.data?.length === 0;
   return (
     <form onSubmit={submit} aria-label={rule ? `Change the rule ${rule.name}` : "New automation rule"} className="rule-form" noValidate>
       <div className="grid">
-        <Field
-          label="Name"
-          name="name"
-          value={form.name}
-          onChange={(e) => set("name", e.target.value)}
-          error={error}
-          required
-          maxLength={200}
-        />
-        <Field
-          label="Minimum fraud probability (%)"
-          name="min_probability"
-          type="number"
-          inputMode="numeric"
-          min={0}
-          max={100}
+        <NameField value={form.name} onChange={(value) => set("name", value)} error={error} />
+        <ProbabilityField
           value={form.min_probability}
-          onChange={(e) => set("min_probability", e.target.value)}
+          onChange={(value) => set("min_probability", value)}
           error={error}
           hint="A verdict at or above it acts. 70 and above is high risk, 30 and above medium."
         />
@@ -177,33 +143,21 @@ export function AutomationRuleForm({ rule, onDone }: { rule: AutomationRule | nu
           hint="Empty: until someone releases the number."
         />
       </div>
-      <CheckGroup
+      <RecommendationsField
         legend="Recommendations that act"
-        name="recommendations"
-        options={RECOMMENDATIONS}
         value={form.recommendations}
         onChange={(value) => set("recommendations", value)}
         hint="None ticked: any recommendation, as long as the probability is reached."
         error={error}
       />
-      <CheckField
-        label="Enabled"
-        name="enabled"
-        checked={form.enabled}
-        onChange={(e) => set("enabled", e.target.checked)}
+      <EnabledField
+        value={form.enabled}
+        onChange={(value) => set("enabled", value)}
         error={error}
         hint="A disabled rule controls no new numbers; the controls it made stay."
       />
       {destinations.isError ? <ErrorBox error={destinations.error} /> : null}
-      {named ? null : <ErrorBox error={error} />}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : rule ? "Save the rule" : "Create the rule"}
-        </button>
-        <button type="button" onClick={onDone} disabled={save.isPending}>
-          Cancel
-        </button>
-      </div>
+      <RuleFormEnd error={error} fields={FIELDS} saving={save.isPending} isNew={!rule} onCancel={onDone} />
     </form>
   );
 }

@@ -5,23 +5,29 @@ import { useId } from "react";
 import { api, must } from "../../api/client.ts";
 import { Empty, ErrorBox, Loading } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
-import { useUrlState } from "../../lib/url-state.ts";
+import { RuleEditor, useRuleInUrl } from "./rule-editor.tsx";
 import { AutomationRuleForm } from "./rule-form.tsx";
-import { ConfirmButton, destinationLabel, keys, listed, useAutomationRules, useDestinations, type AutomationRule } from "./shared.tsx";
+import {
+  ConfirmButton,
+  EnabledBadge,
+  destinationLabel,
+  keys,
+  listed,
+  useAutomationRules,
+  useDestinations,
+  type AutomationRule,
+} from "./shared.tsx";
 
 export function AutomationRules() {
-  const url = useUrlState();
+  const { editing, open, close } = useRuleInUrl();
   const rules = useAutomationRules();
   const destinations = useDestinations();
-  const editing = url.get("rule");
-  const close = () => url.set({ rule: null }, { keepOffset: true });
-  const edited = editing && editing !== "new" ? rules.data?.find((r) => r.id === editing) : undefined;
   return (
     <section className="card" aria-labelledby="automation-rules">
       <div className="section-title">
         <h2 id="automation-rules">Rules</h2>
         {editing ? null : (
-          <button type="button" className="primary" onClick={() => url.set({ rule: "new" }, { keepOffset: true })}>
+          <button type="button" className="primary" onClick={() => open("new")}>
             New rule
           </button>
         )}
@@ -30,27 +36,20 @@ export function AutomationRules() {
         A verdict at or above a rule's probability, with one of its recommendations, puts the caller's number under control: its next calls
         are blocked or diverted until the control expires or someone releases it. Of several matching rules, the strictest acts.
       </p>
-      {editing === "new" ? (
-        <div className="rule-editor">
-          <h3>New rule</h3>
-          <AutomationRuleForm rule={null} onDone={close} />
-        </div>
-      ) : null}
-      {edited ? (
-        <div className="rule-editor">
-          <h3>Change “{edited.name}”</h3>
-          <AutomationRuleForm key={edited.id} rule={edited} onDone={close} />
-        </div>
-      ) : null}
-      {editing && editing !== "new" && rules.data && !edited ? <p className="error">This rule no longer exists.</p> : null}
+      <RuleEditor
+        editing={editing}
+        rules={rules.data}
+        Form={AutomationRuleForm}
+        onDone={close}
+        newTitle="New rule"
+        gone="This rule no longer exists."
+      />
       {rules.isPending ? <Loading what="Loading the rules" /> : null}
       <ErrorBox error={rules.error} />
       {rules.data && rules.data.length === 0 ? (
         <Empty>No rule yet: every verdict only informs, nothing is blocked automatically.</Empty>
       ) : null}
-      {rules.data?.length ? (
-        <RuleTable rules={rules.data} destinations={destinations.data} onEdit={(id) => url.set({ rule: id }, { keepOffset: true })} />
-      ) : null}
+      {rules.data?.length ? <RuleTable rules={rules.data} destinations={destinations.data} onEdit={open} /> : null}
     </section>
   );
 }
@@ -114,7 +113,7 @@ function RuleTable({
                     {rule.name}
                   </th>
                   <td>
-                    <span className={rule.enabled ? "badge on" : "badge off"}>{rule.enabled ? "Enabled" : "Disabled"}</span>
+                    <EnabledBadge enabled={rule.enabled} />
                   </td>
                   <td>
                     Probability ≥ {rule.min_probability}%, {listed(rule.recommendations, "any recommendation")}

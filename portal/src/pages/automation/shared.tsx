@@ -1,6 +1,7 @@
 // What the automation and alerts pages share: their queries' keys, the account's destinations by
-// name, a checkbox with its label beside it, a group of checkboxes (recommendations), a delete that
-// asks first, and a 422 about an element of a list (recipients.2) shown beside the list's field.
+// name, a checkbox with its label beside it, a group of checkboxes (recommendations), the enabled
+// badge, a delete that asks first, and a 422 about an element of a list (recipients.2) shown
+// beside the list's field.
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type ReactNode } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
@@ -99,6 +100,11 @@ export function CheckGroup<T extends string>({
       ) : null}
     </fieldset>
   );
+}
+
+/** Whether a rule or a channel acts, as a badge. */
+export function EnabledBadge({ enabled }: { enabled: boolean }) {
+  return <span className={enabled ? "badge on" : "badge off"}>{enabled ? "Enabled" : "Disabled"}</span>;
 }
 
 /** A delete (or another step that cannot be undone) that asks first, in place. */
