@@ -3,7 +3,7 @@
 // from a source and a dialled number to a route or a refusal. The ledger runs them in memory.
 import type { AdmitRequest } from "../schema/node-api.ts";
 import { ipToHex } from "../schema/cidr.ts";
-import { digitsOf, normalizeNumber } from "../worker/lib/numbers.ts";
+import { digitsOf, normalizeNumber } from "../schema/numbers.ts";
 
 export type AdmissionEntry = {
   id: string;

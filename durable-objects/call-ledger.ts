@@ -3,7 +3,7 @@
 // calls with the node that carries each under a lease, credit held in slices, and the outbox
 // through which call records reach D1 (the alarm sends it to the call-records queue).
 import type { AdmissionRejection, CallEvent, CallReportAnswer, EndedEvent, MediaName, ReportedEvent } from "../schema/node-api.ts";
-import { normalizeNumber } from "../worker/lib/numbers.ts";
+import { normalizeNumber } from "../schema/numbers.ts";
 import {
   chooseRoute,
   controlFor,

@@ -9,7 +9,7 @@ import { dialerSessions } from "../../../schema/oauth.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { newId } from "../../lib/ids.ts";
 import { addSeconds, nowIso } from "../../lib/time.ts";
-import { normalizeNumber } from "../../lib/numbers.ts";
+import { normalizeNumber } from "../../../schema/numbers.ts";
 import type { DialerSession, DialerSessionRequest } from "../../resources/dialer.ts";
 import type { Services } from "../context.ts";
 import { Forbidden, InvalidField } from "../errors.ts";

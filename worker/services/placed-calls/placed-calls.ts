@@ -10,7 +10,7 @@ import { customers } from "../../../schema/identity.ts";
 import { placedCallPolicies } from "../../../schema/test-calls.ts";
 import type { PlacedCallCaps } from "../../../durable-objects/call-ledger.ts";
 import { nowIso } from "../../lib/time.ts";
-import { normalizeNumber, toE164 } from "../../lib/numbers.ts";
+import { normalizeNumber, toE164 } from "../../../schema/numbers.ts";
 import type { Services } from "../context.ts";
 import type { PlacedCallPolicy, PlacedCallPolicyUpdate } from "../../resources/admin.ts";
 import { Forbidden, InvalidField, NotFound, TooManyRequests } from "../errors.ts";

@@ -16,7 +16,7 @@ import { testCalls } from "../../../schema/test-calls.ts";
 import { d1Chunks } from "../../lib/db.ts";
 import { describeError } from "../../lib/errors.ts";
 import { newId } from "../../lib/ids.ts";
-import { normalizeNumber } from "../../lib/numbers.ts";
+import { normalizeNumber } from "../../../schema/numbers.ts";
 import { addSeconds, nowIso } from "../../lib/time.ts";
 import type { CreateTestCall } from "../../resources/test-calls.ts";
 import { callOfAccount } from "../calls/records.ts";

@@ -11,7 +11,7 @@ import { customers } from "../../../schema/identity.ts";
 import { testCalls, verifiedNumbers } from "../../../schema/test-calls.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../../lib/crypto.ts";
 import { newId } from "../../lib/ids.ts";
-import { toE164 } from "../../lib/numbers.ts";
+import { toE164 } from "../../../schema/numbers.ts";
 import { addSeconds, nowIso } from "../../lib/time.ts";
 import type { CreateVerifiedNumber } from "../../resources/test-calls.ts";
 import type { DestinationTarget } from "../../../schema/node-api.ts";

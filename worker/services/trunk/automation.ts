@@ -5,7 +5,7 @@
 import { and, asc, count, desc, eq, gt, isNull, lte, or, type SQL } from "drizzle-orm";
 import { aniControls, automationRules } from "../../../schema/automation.ts";
 import { newId } from "../../lib/ids.ts";
-import { digitsOf } from "../../lib/numbers.ts";
+import { digitsOf } from "../../../schema/numbers.ts";
 import { addSeconds, nowIso } from "../../lib/time.ts";
 import { page, type PageParams } from "../../lib/pagination.ts";
 import {

@@ -1,6 +1,7 @@
 // Telephone numbers as they arrive in SIP (user parts of URIs): kept as dialled, compared
 // as digits; and numbers that prove or unlock something (verified caller IDs, the number policy
-// of calls the platform places) compared in E.164 through libphonenumber-js.
+// of calls the platform places) compared in E.164 through libphonenumber-js. Shared by the Worker
+// and the AccountLedger's admission, so it lives in schema/ beside cidr.ts, not in worker/.
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 
 /** Keeps digits, * and #, and a leading +; drops spaces, dashes, dots and brackets. */
