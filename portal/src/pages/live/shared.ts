@@ -1,6 +1,7 @@
 // What the live pages share: a clock for the figures that count (live calls' elapsed and remaining
-// time between two polls, the countdown of a test call awaiting confirmation) and how a call's
-// destination reads.
+// time between two polls, the countdown of a test call awaiting confirmation), how a call's
+// destination reads, and the inspector's document: its query's key and when its analysis is still
+// on its way.
 import { useEffect, useState } from "react";
 import type { Schemas } from "../../api/client.ts";
 
@@ -22,3 +23,12 @@ export const sinceSample = (now: number, sampledAtMs: number) => Math.max(0, Mat
 /** Where a call went: the destination's label, else its address. */
 export const destinationOf = (call: Pick<Schemas["LiveCall"], "routed_destination_label" | "dest_host" | "dest_port">) =>
   call.routed_destination_label || `${call.dest_host}:${call.dest_port}`;
+
+export type Inspect = Schemas["Inspect"];
+export type Leg = Schemas["MediaLeg"];
+
+/** The key of one call's GET /calls/{id}/inspect. */
+export const inspectKey = (callId: string) => ["inspect", callId] as const;
+
+/** The analysis statuses of a call whose verdict is still to come. */
+export const ANALYSIS_UNDER_WAY = ["pending", "queued", "running"];
