@@ -5,7 +5,7 @@
 // Outcomes cross the RPC boundary as values ({ok: false, reason}), never as exceptions.
 import { DurableObject } from "cloudflare:workers";
 import type { CallReportAnswer, MediaName } from "../schema/node-api.ts";
-import type { AdmissionState } from "./call-admission.ts";
+import type { AdmissionState } from "./call-ledger/admission.ts";
 import {
   CallLedger,
   type AdmitCallInput,
@@ -17,7 +17,7 @@ import {
   type PlacedCallCaps,
   type PlacedCallVerdict,
   type ReportInput,
-} from "./call-ledger.ts";
+} from "./call-ledger/call-ledger.ts";
 import { createSequences, nextNumber } from "./sequences.ts";
 
 export type LedgerEntry = {
@@ -209,7 +209,7 @@ export class AccountLedger extends DurableObject {
     });
   }
 
-  // ---- The call ledger (call-ledger.ts) ----
+  // ---- The call ledger (call-ledger/call-ledger.ts) ----
 
   /** The account's admission state, written through by the Worker after every change in D1 (null: the account is gone). */
   loadAdmissionState(state: AdmissionState | null, at: string): void {

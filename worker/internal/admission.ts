@@ -5,8 +5,8 @@
 // the whitelist; without it (an older node) the source is looked up in D1 first. A source on no
 // whitelist is ignored (the node answers nothing); any other refusal carries its SIP code.
 import type { AdmissionTicket, AdmitRequest, AdmitResponse } from "../../schema/node-api.ts";
-import type { AdmissionDestination } from "../../durable-objects/call-admission.ts";
-import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger.ts";
+import type { AdmissionDestination } from "../../durable-objects/call-ledger/admission.ts";
+import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger/call-ledger.ts";
 import { accountHolding, syncAdmissionState } from "../services/trunk/admission-state.ts";
 import type { Services } from "../services/context.ts";
 import {

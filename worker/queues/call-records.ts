@@ -1,7 +1,7 @@
 // The call-records queue's consumer: what the account ledgers' outboxes send (call records and
 // events) written to D1 in batches (services/calls/record-writer.ts). A message whose call is not
 // in D1 yet (its record is in a later batch) is retried shortly; a failed write retries the batch.
-import type { CallRecordMessage } from "../../durable-objects/call-ledger.ts";
+import type { CallRecordMessage } from "../../durable-objects/call-ledger/call-ledger.ts";
 import type { Bindings } from "../env.ts";
 import { loadConfig } from "../env.ts";
 import { describeError } from "../lib/errors.ts";

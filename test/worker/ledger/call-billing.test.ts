@@ -1,7 +1,14 @@
 // The arithmetic of call billing, case by case: what an admission reserves (pilot seconds, then
 // included minutes, then money, up to the cap) and what a finished call is charged.
 import { describe, expect, it } from "vitest";
-import { reserve, settle, type FreeSeconds, type Reservation, type Settlement, type Terms } from "../../../durable-objects/call-billing.ts";
+import {
+  reserve,
+  settle,
+  type FreeSeconds,
+  type Reservation,
+  type Settlement,
+  type Terms,
+} from "../../../durable-objects/call-ledger/billing.ts";
 
 /** $0.012 a minute (200 micro-dollars a second), billed at least a minute, four hours at most. */
 const PAYG: Terms = { ratePerMinuteMicros: 12_000, minBillableSeconds: 60, capSeconds: 14_400 };

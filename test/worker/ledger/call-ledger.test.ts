@@ -4,8 +4,8 @@
 // node's reports, and call records reach D1 through the outbox and the call-records queue.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { newCallRecord } from "../../../durable-objects/call-admission.ts";
-import type { CallLimits, CallRecordMessage } from "../../../durable-objects/call-ledger.ts";
+import { newCallRecord } from "../../../durable-objects/call-ledger/admission.ts";
+import type { CallLimits, CallRecordMessage } from "../../../durable-objects/call-ledger/call-ledger.ts";
 import type { CallEvent } from "../../../schema/node-api.ts";
 import { writeCallRecords } from "../../../worker/services/calls/record-writer.ts";
 import { testServices } from "../fixtures/factory.ts";

@@ -2,7 +2,7 @@
 // own destination, else the routing rule with the longest matching prefix (then the lowest
 // priority), else the account's default destination, else nowhere.
 import { describe, expect, it } from "vitest";
-import { chooseRoute } from "../../../durable-objects/call-admission.ts";
+import { chooseRoute } from "../../../durable-objects/call-ledger/admission.ts";
 
 type Routing = Parameters<typeof chooseRoute>[0];
 type Destination = Routing["destinations"][number];

@@ -1,6 +1,6 @@
 // The calls that are up now (GET /customer/live-calls): read from the account's ledger, which
 // admits and ends them, not from D1, which has each call's record a moment later.
-import type { LiveCall } from "../../../durable-objects/call-ledger.ts";
+import type { LiveCall } from "../../../durable-objects/call-ledger/call-ledger.ts";
 import { portsOf } from "../accounts/accounts.ts";
 import type { Services } from "../context.ts";
 import type { Principal } from "../identity/principal.ts";

@@ -8,7 +8,7 @@
 // updates computed in SQL from the row as it stands, never read first.
 import { and, eq, inArray, notInArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { CallRecordMessage } from "../../../durable-objects/call-ledger.ts";
+import type { CallRecordMessage } from "../../../durable-objects/call-ledger/call-ledger.ts";
 import type { CallEvent, EndedEvent, TransferEvent } from "../../../schema/node-api.ts";
 import { callSipMessages, calls } from "../../../schema/calls.ts";
 import { d1Chunks, paramsPerRow, runBatch, type Db } from "../../lib/db.ts";

@@ -8,7 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { payments } from "../../../schema/billing.ts";
 import { customers } from "../../../schema/identity.ts";
 import { placedCallPolicies } from "../../../schema/test-calls.ts";
-import type { PlacedCallCaps } from "../../../durable-objects/call-ledger.ts";
+import type { PlacedCallCaps } from "../../../durable-objects/call-ledger/call-ledger.ts";
 import { nowIso } from "../../lib/time.ts";
 import { normalizeNumber, toE164 } from "../../../schema/numbers.ts";
 import type { Services } from "../context.ts";

@@ -3,7 +3,7 @@
 // admitted without reading D1. D1 stays the record; every service verb that changes one of
 // those tables calls syncAdmissionState after its write, and the ledger takes the new state.
 import { and, asc, desc, eq, gt, isNull, lte, gte, or } from "drizzle-orm";
-import type { AdmissionState } from "../../../durable-objects/call-admission.ts";
+import type { AdmissionState } from "../../../durable-objects/call-ledger/admission.ts";
 import { aniControls } from "../../../schema/automation.ts";
 import { plans } from "../../../schema/catalogue.ts";
 import { ipToHex } from "../../../schema/cidr.ts";

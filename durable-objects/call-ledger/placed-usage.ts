@@ -3,7 +3,7 @@
 // were placed, counted as a test call is asked for or a dialer call admitted, and their talk
 // seconds, counted as each ends. The ledger runs one request at a time, so a check and its count
 // cannot interleave with another's.
-import type { PlacedCallCaps, PlacedCallVerdict } from "./call-ledger-types.ts";
+import type { PlacedCallCaps, PlacedCallVerdict } from "./types.ts";
 
 type Usage = { calls: number; seconds: number };
 

@@ -1,8 +1,8 @@
 // The call ledger's shapes: what it needs of the AccountLedger's books, its limits, its inputs and
 // answers over RPC, the messages its outbox sends to D1, and the rows it keeps.
-import type { AdmissionRejection, AdmissionTicket, AdmitRequest, CallEvent, MediaName, ReportedEvent } from "../schema/node-api.ts";
-import type { AdmissionDestination, CallRecord } from "./call-admission.ts";
-import type { Reservation, Settlement, Terms } from "./call-billing.ts";
+import type { AdmissionRejection, AdmissionTicket, AdmitRequest, CallEvent, MediaName, ReportedEvent } from "../../schema/node-api.ts";
+import type { AdmissionDestination, CallRecord } from "./admission.ts";
+import type { Reservation, Settlement, Terms } from "./billing.ts";
 
 /** What the ledger's books offer the call ledger: its money and counters, in the same storage. */
 export type Books = {

@@ -1,9 +1,9 @@
 // What a call's admission decides, apart from storage: the account's admission state as the
 // ledger holds it (written through from D1 by the Worker on every change), and the pure steps
 // from a source and a dialled number to a route or a refusal. The ledger runs them in memory.
-import type { AdmitRequest } from "../schema/node-api.ts";
-import { ipToHex } from "../schema/cidr.ts";
-import { digitsOf, normalizeNumber } from "../schema/numbers.ts";
+import type { AdmitRequest } from "../../schema/node-api.ts";
+import { ipToHex } from "../../schema/cidr.ts";
+import { digitsOf, normalizeNumber } from "../../schema/numbers.ts";
 
 export type AdmissionEntry = {
   id: string;

@@ -1,6 +1,6 @@
 // The arithmetic of call billing, apart from storage: what an admission may reserve and
 // what a finished call costs. Money is integer micro-dollars; rates are per minute.
-import type { AdmissionAccount } from "./call-admission.ts";
+import type { AdmissionAccount } from "./admission.ts";
 
 /** The price of some seconds at a per-minute rate, rounded up to the micro-dollar. */
 export const chargeFor = (seconds: number, ratePerMinuteMicros: number): number => Math.ceil((seconds * ratePerMinuteMicros) / 60);

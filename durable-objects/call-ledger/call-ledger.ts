@@ -2,8 +2,8 @@
 // (from the admission state written through from D1, so no D1 read on the call path), the live
 // calls with the node that carries each under a lease, credit held in slices, and the outbox
 // through which call records reach D1 (the alarm sends it to the call-records queue).
-import type { AdmissionRejection, CallEvent, CallReportAnswer, EndedEvent, MediaName, ReportedEvent } from "../schema/node-api.ts";
-import { normalizeNumber } from "../schema/numbers.ts";
+import type { AdmissionRejection, CallEvent, CallReportAnswer, EndedEvent, MediaName, ReportedEvent } from "../../schema/node-api.ts";
+import { normalizeNumber } from "../../schema/numbers.ts";
 import {
   chooseRoute,
   controlFor,
@@ -18,17 +18,8 @@ import {
   type CallRecord,
   type Refusal,
   type Route,
-} from "./call-admission.ts";
-import {
-  addReservations,
-  freeSeconds,
-  grantSlice,
-  poolSeconds,
-  settle,
-  sliceLength,
-  type Reservation,
-  type Terms,
-} from "./call-billing.ts";
+} from "./admission.ts";
+import { addReservations, freeSeconds, grantSlice, poolSeconds, settle, sliceLength, type Reservation, type Terms } from "./billing.ts";
 import type {
   AdmitCallInput,
   AdmitCallResult,
@@ -41,8 +32,8 @@ import type {
   LiveRow,
   ReportInput,
   Settled,
-} from "./call-ledger-types.ts";
-import { CallOutbox } from "./call-outbox.ts";
+} from "./types.ts";
+import { CallOutbox } from "./outbox.ts";
 import { PlacedUsage } from "./placed-usage.ts";
 
 export type {
@@ -58,7 +49,7 @@ export type {
   PlacedCallCaps,
   PlacedCallVerdict,
   ReportInput,
-} from "./call-ledger-types.ts";
+} from "./types.ts";
 
 export class CallLedger {
   private readonly sql: SqlStorage;

@@ -1,7 +1,7 @@
 // The call ledger's outbox: call records and their events, written in the same transaction as
 // the change they describe, waiting to be sent to the call-records queue (worker/queues/
 // call-records.ts writes them to D1). Oldest first; deleted only once the queue took them.
-import type { CallRecordMessage } from "./call-ledger-types.ts";
+import type { CallRecordMessage } from "./types.ts";
 
 export class CallOutbox {
   private readonly sql: SqlStorage;
