@@ -17,6 +17,7 @@ import {
   RuleFormEnd,
   useRuleForm,
   useRuleSave,
+  WholeNumberField,
 } from "../automation/rule-fields.tsx";
 import { byField, CheckField, CheckGroup, type RecommendationKey } from "../automation/shared.tsx";
 import { channelName, keys, listOf, useChannels, type AlertRule } from "./shared.tsx";
@@ -156,15 +157,13 @@ export function AlertRuleForm({ rule, onDone }: { rule: AlertRule | null; onDone
             hint="70 and above is high risk, 30 and above medium."
           />
         )}
-        <Field
+        <WholeNumberField
           label="At most one alert every (minutes)"
           name="throttle_minutes"
-          type="number"
-          inputMode="numeric"
           min={0}
           max={10080}
           value={form.throttle_minutes}
-          onChange={(e) => set("throttle_minutes", e.target.value)}
+          onChange={(value) => set("throttle_minutes", value)}
           error={error}
           hint="0: every matching call alerts."
         />

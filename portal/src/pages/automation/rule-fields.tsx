@@ -52,21 +52,35 @@ export function NameField({ value, onChange, error }: Bound<string>) {
   return <Field label="Name" name="name" value={value} onChange={(e) => onChange(e.target.value)} error={error} required maxLength={200} />;
 }
 
-export function ProbabilityField({ value, onChange, error, hint }: Bound<string> & { hint: string }) {
+/** A box for a whole number from `min` to `max` (numberIn checks it before it is sent). */
+export function WholeNumberField({
+  label,
+  name,
+  min,
+  max,
+  value,
+  onChange,
+  error,
+  hint,
+}: Bound<string> & { label: string; name: string; min: number; max: number; hint: string }) {
   return (
     <Field
-      label="Minimum fraud probability (%)"
-      name="min_probability"
+      label={label}
+      name={name}
       type="number"
       inputMode="numeric"
-      min={0}
-      max={100}
+      min={min}
+      max={max}
       value={value}
       onChange={(e) => onChange(e.target.value)}
       error={error}
       hint={hint}
     />
   );
+}
+
+export function ProbabilityField(props: Bound<string> & { hint: string }) {
+  return <WholeNumberField label="Minimum fraud probability (%)" name="min_probability" min={0} max={100} {...props} />;
 }
 
 export function RecommendationsField({ legend, hint, ...bound }: Bound<RecommendationKey[]> & { legend: string; hint: string }) {

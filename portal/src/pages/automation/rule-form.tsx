@@ -6,7 +6,7 @@ import type { FormEvent } from "react";
 import { Link } from "wouter";
 import { api, must } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
-import { ErrorBox, Field, SelectField } from "../../components/ui.tsx";
+import { ErrorBox, SelectField } from "../../components/ui.tsx";
 import {
   EnabledField,
   NameField,
@@ -17,6 +17,7 @@ import {
   RuleFormEnd,
   useRuleForm,
   useRuleSave,
+  WholeNumberField,
 } from "./rule-fields.tsx";
 import { byField, destinationName, keys, useDestinations, type AutomationRule, type RecommendationKey } from "./shared.tsx";
 
@@ -130,15 +131,13 @@ export function AutomationRuleForm({ rule, onDone }: { rule: AutomationRule | nu
             </option>
           ))}
         </SelectField>
-        <Field
+        <WholeNumberField
           label="Control lasts (hours)"
           name="duration_hours"
-          type="number"
-          inputMode="numeric"
           min={1}
           max={8760}
           value={form.duration_hours}
-          onChange={(e) => set("duration_hours", e.target.value)}
+          onChange={(value) => set("duration_hours", value)}
           error={error}
           hint="Empty: until someone releases the number."
         />

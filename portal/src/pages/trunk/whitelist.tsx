@@ -4,7 +4,7 @@
 // (delete and add). Each entry says whether it admits calls now, and a range that waits for proof
 // of control opens the proof panel (proof.tsx).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Fragment, useId, useState, type FormEvent } from "react";
+import { Fragment, useId, useState, type FormEvent, type ReactNode } from "react";
 import { api, must } from "../../api/client.ts";
 import { Empty, ErrorBox, Field, Loading, SelectField } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
@@ -83,7 +83,13 @@ function AddRange({ destinations }: { destinations: Destination[] | undefined })
   };
   return (
     <form className="trunk-form" onSubmit={submit} aria-label="Whitelist an address or range">
-      <div className="trunk-fields">
+      <EntrySettings
+        draft={draft}
+        set={(changes) => setDraft({ ...draft, ...changes })}
+        destinations={destinations}
+        error={add.error}
+        adding
+      >
         <Field
           label="Address or range (CIDR)"
           name="cidr"
@@ -95,43 +101,7 @@ function AddRange({ destinations }: { destinations: Destination[] | undefined })
           spellCheck={false}
           error={add.error}
         />
-        <Field
-          label="Label"
-          name="label"
-          value={draft.label}
-          onChange={(e) => setDraft({ ...draft, label: e.target.value })}
-          placeholder="Core SBC Frankfurt"
-          autoComplete="off"
-          error={add.error}
-        />
-        <Field
-          label="Dial prefix"
-          name="dial_prefix"
-          value={draft.dial_prefix}
-          onChange={(e) => setDraft({ ...draft, dial_prefix: e.target.value })}
-          inputMode="numeric"
-          autoComplete="off"
-          hint="Optional: the digits a sub-customer behind a shared address dials first (stripped before routing)."
-          error={add.error}
-        />
-        <SelectField
-          label="Destination"
-          name="destination_id"
-          value={draft.destination_id}
-          onChange={(e) => setDraft({ ...draft, destination_id: e.target.value })}
-          error={add.error}
-        >
-          <option value="">By routing rules, else the default</option>
-          <DestinationOptions destinations={destinations} />
-        </SelectField>
-      </div>
-      <CheckField
-        label="Enabled"
-        name="enabled"
-        checked={draft.enabled}
-        onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })}
-        error={add.error}
-      />
+      </EntrySettings>
       <div className="actions">
         <button type="submit" className="primary" disabled={add.isPending}>
           {add.isPending ? "Adding…" : "Add to the whitelist"}
@@ -145,6 +115,73 @@ function AddRange({ destinations }: { destinations: Destination[] | undefined })
         </p>
       ) : null}
     </form>
+  );
+}
+
+type Settings = Omit<Draft, "cidr">;
+
+/**
+ * What an entry says besides its range, as added and as changed: label, dial prefix, destination
+ * (in the grid after `children`, the range of a new entry) and enabled.
+ */
+function EntrySettings({
+  draft,
+  set,
+  destinations,
+  error,
+  adding = false,
+  children,
+}: {
+  draft: Settings;
+  set: (changes: Partial<Settings>) => void;
+  destinations: Destination[] | undefined;
+  error: unknown;
+  /** A new entry's form shows examples and what the dial prefix is for. */
+  adding?: boolean;
+  children?: ReactNode;
+}) {
+  return (
+    <>
+      <div className="trunk-fields">
+        {children}
+        <Field
+          label="Label"
+          name="label"
+          value={draft.label}
+          onChange={(e) => set({ label: e.target.value })}
+          placeholder={adding ? "Core SBC Frankfurt" : undefined}
+          autoComplete="off"
+          error={error}
+        />
+        <Field
+          label="Dial prefix"
+          name="dial_prefix"
+          value={draft.dial_prefix}
+          onChange={(e) => set({ dial_prefix: e.target.value })}
+          inputMode="numeric"
+          autoComplete="off"
+          hint={adding ? "Optional: the digits a sub-customer behind a shared address dials first (stripped before routing)." : undefined}
+          error={error}
+        />
+        <SelectField
+          label="Destination"
+          name="destination_id"
+          value={draft.destination_id}
+          onChange={(e) => set({ destination_id: e.target.value })}
+          error={error}
+        >
+          <option value="">By routing rules, else the default</option>
+          <DestinationOptions destinations={destinations} />
+        </SelectField>
+      </div>
+      <CheckField
+        label="Enabled"
+        name="enabled"
+        checked={draft.enabled}
+        onChange={(e) => set({ enabled: e.target.checked })}
+        error={error}
+      />
+    </>
   );
 }
 
@@ -286,7 +323,7 @@ function EntryTable({ entries, destinations }: { entries: IpEntry[]; destination
 
 function EditEntry({ entry, destinations, onDone }: { entry: IpEntry; destinations: Destination[] | undefined; onDone: () => void }) {
   const queries = useQueryClient();
-  const [draft, setDraft] = useState({
+  const [draft, setDraft] = useState<Settings>({
     label: entry.label ?? "",
     dial_prefix: entry.dial_prefix ?? "",
     destination_id: entry.destination_id ?? "",
@@ -321,42 +358,7 @@ function EditEntry({ entry, destinations, onDone }: { entry: IpEntry; destinatio
         The range <code>{entry.cidr}</code> itself cannot change: delete the entry and add the new range (the check against other
         accounts&apos; ranges runs again). Changes here apply without refusing calls meanwhile.
       </p>
-      <div className="trunk-fields">
-        <Field
-          label="Label"
-          name="label"
-          value={draft.label}
-          onChange={(e) => setDraft({ ...draft, label: e.target.value })}
-          autoComplete="off"
-          error={save.error}
-        />
-        <Field
-          label="Dial prefix"
-          name="dial_prefix"
-          value={draft.dial_prefix}
-          onChange={(e) => setDraft({ ...draft, dial_prefix: e.target.value })}
-          inputMode="numeric"
-          autoComplete="off"
-          error={save.error}
-        />
-        <SelectField
-          label="Destination"
-          name="destination_id"
-          value={draft.destination_id}
-          onChange={(e) => setDraft({ ...draft, destination_id: e.target.value })}
-          error={save.error}
-        >
-          <option value="">By routing rules, else the default</option>
-          <DestinationOptions destinations={destinations} />
-        </SelectField>
-      </div>
-      <CheckField
-        label="Enabled"
-        name="enabled"
-        checked={draft.enabled}
-        onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })}
-        error={save.error}
-      />
+      <EntrySettings draft={draft} set={(changes) => setDraft({ ...draft, ...changes })} destinations={destinations} error={save.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending}>
           {save.isPending ? "Saving…" : "Save"}
