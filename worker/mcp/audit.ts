@@ -2,10 +2,17 @@
 // hold secrets (a destination password, a webhook secret): only their names are kept, with the
 // ids they named.
 import { recordAgentAction } from "../services/accounts/agent-audit.ts";
-import type { ToolContext } from "./tool.ts";
+import type { Services } from "../services/context.ts";
+import type { Principal } from "../services/identity/principal.ts";
 
-export async function recordToolCall(ctx: ToolContext, tool: string, args: unknown, outcome: "ok" | "error"): Promise<void> {
-  await recordAgentAction(ctx.services, ctx.principal, "mcp.tool_call", { tool, outcome, ...argumentsOf(args) });
+export async function recordToolCall(
+  services: Services,
+  principal: Principal,
+  tool: string,
+  args: unknown,
+  outcome: "ok" | "error",
+): Promise<void> {
+  await recordAgentAction(services, principal, "mcp.tool_call", { tool, outcome, ...argumentsOf(args) });
 }
 
 function argumentsOf(args: unknown): { arguments: string[]; ids: Record<string, string> } {

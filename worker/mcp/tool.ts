@@ -67,7 +67,7 @@ async function callTool(tool: Tool, ctx: ToolContext, args: unknown): Promise<Ca
   } catch (err) {
     result = { content: [{ type: "text", text: errorText(tool, err) }], isError: true };
   }
-  await recordToolCall(ctx, tool.name, args, result.isError ? "error" : "ok");
+  await recordToolCall(ctx.services, ctx.principal, tool.name, args, result.isError ? "error" : "ok");
   return result;
 }
 

@@ -4,7 +4,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { OpenAiCompatibleTranscriber } from "../../../worker/providers/transcription/openai-compatible.ts";
-import { afterRecording, analyseOnDemand, runAnalysisJob, type AnalysisMessage } from "../../../worker/services/analysis/pipeline.ts";
+import { analyseOnDemand } from "../../../worker/services/analysis/on-demand.ts";
+import { afterRecording, runAnalysisJob, type AnalysisMessage } from "../../../worker/services/analysis/pipeline.ts";
 import type { VerdictEvent } from "../../../worker/services/analysis/verdicts.ts";
 import { endedCall, sampleOut, stereoWav, uploadRecording } from "../fixtures/call.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";

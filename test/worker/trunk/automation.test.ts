@@ -4,7 +4,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { OpenAiCompatibleTranscriber } from "../../../worker/providers/transcription/openai-compatible.ts";
-import { analyseOnDemand, runAnalysisJob } from "../../../worker/services/analysis/pipeline.ts";
+import { analyseOnDemand } from "../../../worker/services/analysis/on-demand.ts";
+import { runAnalysisJob } from "../../../worker/services/analysis/pipeline.ts";
 import { syncLapsedControls } from "../../../worker/services/trunk/automation.ts";
 import { endedCall, sampleOut, stereoWav, uploadRecording } from "../fixtures/call.ts";
 import { addDestination } from "../fixtures/destination.ts";

@@ -2,7 +2,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { AnalyzeQueuedSchema } from "../../resources/analysis.ts";
 import { CallIdParam } from "../../resources/calls.ts";
-import { analyseOnDemand } from "../../services/analysis/pipeline.ts";
+import { analyseOnDemand } from "../../services/analysis/on-demand.ts";
 import { authenticated } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { errors, jsonBody } from "../responses.ts";

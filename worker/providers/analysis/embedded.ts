@@ -14,21 +14,13 @@ import { categorise, type Score, score } from "./embedded/scoring.ts";
 import { claimEvidenceOf, signalEvidenceOf } from "./embedded/speech.ts";
 import { languageOf, tcpaCommentOf } from "./embedded/summary.ts";
 import { sentencesOf, wordCount } from "./embedded/transcript.ts";
-import type { EntityClaim, Evidence, Sentence } from "./embedded/types.ts";
+import type { Observation } from "./embedded/observation.ts";
+import type { Evidence } from "./embedded/types.ts";
 
 export const EMBEDDED_PROVIDER = "embedded";
 export const EMBEDDED_MODEL = `cues-lr-${COMMITTED_MODEL.version}`;
 /** Changes whenever a cue, rule or the decision changes, so stored verdicts say which made them. */
 export const EMBEDDED_PROMPT_VERSION = "embedded-2026-11-27";
-
-/** Everything the analyser observes of a call before deciding: what training reads too. */
-export type Observation = {
-  sentences: Sentence[];
-  shape: SpeechShape;
-  claim: EntityClaim | null;
-  evidence: Evidence[];
-  features: CallFeatures;
-};
 
 /**
  * How much of a transcript is read: its opening and its end, about seven minutes of speech. A scam's

@@ -1,7 +1,7 @@
 // The embedded checkout for `npm start` and tests: the session is ours and its URL is a small page
 // of ours (worker/pages/checkout.ts) whose "Pay" sends a Stripe-signed checkout.session.completed
 // event to the payments webhook. No card, no network.
-import type { CheckoutRequest, CheckoutSession, PaymentProvider } from "./payments.ts";
+import type { CheckoutRequest, CheckoutSession, PaymentProvider } from "./checkout.ts";
 
 export class LocalCheckout implements PaymentProvider {
   readonly name = "local" as const;

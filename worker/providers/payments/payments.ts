@@ -5,26 +5,8 @@
 import type { Config } from "../../env.ts";
 import { LocalCheckout } from "./local.ts";
 import { localWebhookSecret } from "./signature.ts";
+import type { PaymentProvider } from "./checkout.ts";
 import { StripeCheckout } from "./stripe.ts";
-
-export type CheckoutRequest = {
-  paymentId: string;
-  customerId: string;
-  email: string;
-  kind: "topup" | "subscription";
-  amountCents: number;
-  description: string;
-  planCode: string | null;
-  successUrl: string;
-  cancelUrl: string;
-};
-
-export type CheckoutSession = { sessionId: string; url: string };
-
-export interface PaymentProvider {
-  readonly name: "stripe" | "local";
-  createCheckout(request: CheckoutRequest): Promise<CheckoutSession>;
-}
 
 export type PaymentSetup = { provider: PaymentProvider; webhookSecret: string; publishableKey: string } | null;
 

@@ -1,7 +1,7 @@
 // Stripe Checkout (the `stripe` library over fetch). A test-mode key (sk_test_...) works the same.
 import Stripe from "stripe";
 import { ProviderError } from "../provider-error.ts";
-import type { CheckoutRequest, CheckoutSession, PaymentProvider } from "./payments.ts";
+import type { CheckoutRequest, CheckoutSession, PaymentProvider } from "./checkout.ts";
 
 export class StripeCheckout implements PaymentProvider {
   readonly name = "stripe" as const;

@@ -1,13 +1,13 @@
-// The calls pipeline: a recorded call the sampling policy selects (or one a customer asks for)
-// becomes a job; the job transcribes the recording side by side, analyses transcript and call
-// facts with the account's AI tier, stores both, and hands the verdict to the seam
+// The calls pipeline: a recorded call the sampling policy selects (or one a customer asks for,
+// ./on-demand.ts) becomes a job; the job transcribes the recording side by side, analyses
+// transcript and call facts with the account's AI tier, stores both, and hands the verdict to the seam
 // (services/analysis/verdicts.ts). Statuses (docs/decisions.md, "Calls and analysis"):
 //   none     nothing to work on (not answered, relay_only, rejected)
 //   pending  the call is under way; its recording is awaited
 //   skipped  recorded but not selected (sampling, record_only, or the fee not covered); analysable on demand
 //   queued   a job waits; running: a job works on it; done; failed (after the last attempt)
 // The fee is charged once, when the job is made (entry analysis:<job id>), and refunded if the job fails.
-import { and, desc, eq, inArray, lt, notInArray } from "drizzle-orm";
+import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import { analysisJobs, calls, callEntities, callKeywords, analyses, transcripts } from "../../../schema/calls.ts";
 import { aiTiers } from "../../../schema/catalogue.ts";
 import { parseWav, type WavAudio } from "../../../schema/wav.ts";
@@ -18,10 +18,6 @@ import { nowIso } from "../../lib/time.ts";
 import type { Segment } from "../../providers/analysis/analyser.ts";
 import { ProviderError } from "../../providers/provider-error.ts";
 import type { Services } from "../context.ts";
-import { Conflict, PaymentRequired } from "../errors.ts";
-import { callOfAccount } from "../calls/records.ts";
-import { owned } from "../owned.ts";
-import type { Principal } from "../identity/principal.ts";
 import { routeAlertOf } from "../alerts/route-alerts.ts";
 import { transcribeRecording } from "./transcription.ts";
 
@@ -50,29 +46,6 @@ export async function afterRecording(s: Services, callId: string): Promise<void>
   if (!queued) await setStatuses(s, call.id, "skipped", "skipped", "The balance did not cover the analysis fee");
 }
 
-/**
- * POST /calls/{id}/analyze: a recorded call analysed now, with the account's tier as it is now
- * (automatic analysis keeps the tier the call started with) and at that tier's fee.
- */
-export async function analyseOnDemand(s: Services, principal: Principal, callId: string) {
-  const call = await callOfAccount(s, principal, callId);
-  if (!call.recordingAvailable || call.processing === "relay_only") throw new Conflict("relay_only");
-  // One job at a time per call: a double click must not charge twice.
-  const claimed = await s.db
-    .update(calls)
-    .set({ analysisStatus: "queued", updatedAt: nowIso() })
-    .where(and(owned(calls, principal.customer.id, call.id), notInArray(calls.analysisStatus, ["queued", "running"])))
-    .returning({ id: calls.id })
-    .get();
-  if (!claimed) throw new Conflict("analysis_in_progress");
-  const jobId = await enqueue(s, call, principal.customer.aiMode, "on_demand");
-  if (!jobId) {
-    await setStatuses(s, call.id, call.transcriptStatus, call.analysisStatus);
-    throw new PaymentRequired("The balance does not cover the analysis fee");
-  }
-  return { job_id: jobId, analysis_status: "queued" };
-}
-
 async function tierOf(s: Services, mode: string | null) {
   const tier = await s.db
     .select()
@@ -83,7 +56,7 @@ async function tierOf(s: Services, mode: string | null) {
 }
 
 /** Makes the job, charges its fee, queues it. Null when the balance does not cover the fee. */
-async function enqueue(s: Services, call: CallRow, mode: string | null, reason: "auto" | "on_demand"): Promise<string | null> {
+export async function enqueue(s: Services, call: CallRow, mode: string | null, reason: "auto" | "on_demand"): Promise<string | null> {
   const tier = await tierOf(s, mode);
   const jobId = newId();
   const at = nowIso();
@@ -298,7 +271,7 @@ async function refundFee(s: Services, job: JobRow, call: CallRow): Promise<void>
   });
 }
 
-async function setStatuses(s: Services, callId: string, transcript: string, analysis: string, error?: string): Promise<void> {
+export async function setStatuses(s: Services, callId: string, transcript: string, analysis: string, error?: string): Promise<void> {
   await s.db
     .update(calls)
     .set({ transcriptStatus: transcript, analysisStatus: analysis, ...(error ? { processingError: error } : {}), updatedAt: nowIso() })

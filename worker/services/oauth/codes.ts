@@ -11,7 +11,7 @@ import { newId } from "../../lib/ids.ts";
 import { addSeconds, nowIso } from "../../lib/time.ts";
 import type { Services } from "../context.ts";
 import { OAuthError } from "./errors.ts";
-import { revokeGrant } from "./grants.ts";
+import { revokeGrant, type SpentCode } from "./grants.ts";
 
 /** RFC 6749 section 4.1.2 recommends at most ten minutes; an agent exchanges its code at once. */
 const CODE_TTL_SEC = 300;
@@ -51,16 +51,6 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 export async function s256(verifier: string): Promise<string> {
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
 }
-
-export type SpentCode = {
-  /** The grant this exchange starts (named when the code was spent). */
-  grantId: string;
-  customerId: string;
-  userId: string;
-  scopes: string[];
-  resource: string;
-  redirectUri: string;
-};
 
 /**
  * Spends a code for `clientId`: refused (invalid_grant) when unknown, spent, expired, issued to

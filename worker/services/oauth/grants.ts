@@ -14,7 +14,6 @@ import type { Services } from "../context.ts";
 import { NotFound } from "../errors.ts";
 import { canonicalResource, mintAccessToken, verifyAccessTokenAnyResource } from "./access.ts";
 import type { OAuthClient } from "./clients.ts";
-import type { SpentCode } from "./codes.ts";
 import { OAuthError } from "./errors.ts";
 
 /** The token endpoint's answer (RFC 6749 section 5.1). */
@@ -42,6 +41,17 @@ const hostOf = (uri: string) => {
 /** A sign-out everywhere (of the user or the account) after the grant was given ends it (one-second resolution, as access tokens). */
 const endedBySignOut = (grantCreatedAt: string, signedOutAt: (string | null)[]) =>
   signedOutAt.some((at) => at && isoToSec(grantCreatedAt) < isoToSec(at));
+
+/** What an authorization code stood for, once spent (services/oauth/codes.ts): the grant it starts. */
+export type SpentCode = {
+  /** The grant this exchange starts (named when the code was spent). */
+  grantId: string;
+  customerId: string;
+  userId: string;
+  scopes: string[];
+  resource: string;
+  redirectUri: string;
+};
 
 /** Starts the grant a spent code stands for; answers its first tokens. */
 export async function startGrant(s: Services, client: OAuthClient, code: SpentCode): Promise<TokenResponse> {

@@ -1,7 +1,7 @@
 // The verdict's words from the cues: red flags that quote what fired in the order it was said,
 // keywords, and a one-sentence summary of why.
 import type { Verdict } from "../analyser.ts";
-import type { Observation } from "../embedded.ts";
+import type { Observation } from "./observation.ts";
 import { entityPhrase } from "./claims.ts";
 import { CUE_KEYWORDS } from "./cues.ts";
 import type { SentenceCue } from "./features.ts";
