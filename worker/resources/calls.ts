@@ -156,6 +156,10 @@ export const CallDetailSchema = CallSchema.extend({
   transcript_summary: z.string().nullable().optional(),
 }).openapi("CallDetail");
 
+export type CallDetail = z.infer<typeof CallDetailSchema>;
+export type Analysis = z.infer<typeof AnalysisSchema>;
+export type Transcript = z.infer<typeof TranscriptSchema>;
+
 // ---- SIP log and inspector ----
 
 export const SipLogMessageSchema = z

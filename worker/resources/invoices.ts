@@ -1,7 +1,7 @@
 // Monthly invoices (the spec leaves the body open: docs/decisions.md, "Money and the account").
 import { z } from "@hono/zod-openapi";
 import { pageOf } from "../lib/pagination.ts";
-import { TaxComponentSchema } from "./settings.ts";
+import { InvoiceBillingAddressSchema, TaxComponentSchema } from "./settings.ts";
 
 export const InvoiceIdParam = z.object({
   invoice_id: z.uuid().openapi({ param: { name: "invoice_id", in: "path" }, example: "019a6c1e-6f2b-7c3d-9e4f-0a1b2c3d4e5f" }),
@@ -34,17 +34,7 @@ export const InvoiceSchema = z
     credits: z.array(InvoiceLineSchema).openapi({ description: "Top-ups and credits of the month, shown apart (not in the total)" }),
     tax_exempt: z.boolean(),
     tax_id: z.string().nullable(),
-    billing_address: z
-      .object({
-        name: z.string().nullable(),
-        line1: z.string().nullable(),
-        line2: z.string().nullable(),
-        city: z.string().nullable(),
-        postal_code: z.string().nullable(),
-        country: z.string().nullable(),
-        province: z.string().nullable(),
-      })
-      .openapi("InvoiceBillingAddress"),
+    billing_address: InvoiceBillingAddressSchema,
     status: z.enum(["paid", "due"]).openapi({ description: "paid: settled from the prepaid balance at issue" }),
     amount_due: z.number(),
     pdf_url: z.string().openapi({ example: "/api/customer/invoices/019a6c1e-6f2b-7c3d-9e4f-0a1b2c3d4e5f/pdf" }),
@@ -52,3 +42,5 @@ export const InvoiceSchema = z
   .openapi("Invoice");
 
 export const InvoiceListSchema = pageOf(InvoiceSchema, "InvoiceList");
+
+export type Invoice = z.infer<typeof InvoiceSchema>;

@@ -89,15 +89,23 @@ export const TaxComponentSchema = z
   .object({ name: z.string().openapi({ example: "HST" }), rate_pct: z.number().openapi({ example: 13 }) })
   .openapi("TaxComponent");
 
+/** A billing address as answers show it: the account's (BillingAddress) and the copy an invoice keeps. */
+const billingAddressFields = {
+  name: z.string().nullable(),
+  line1: z.string().nullable(),
+  line2: z.string().nullable(),
+  city: z.string().nullable(),
+  postal_code: z.string().nullable(),
+  country: z.string().nullable().openapi({ example: "CA" }),
+  province: z.string().nullable().openapi({ example: "ON" }),
+};
+
+/** The address as it stood when an invoice was issued. */
+export const InvoiceBillingAddressSchema = z.object(billingAddressFields).openapi("InvoiceBillingAddress");
+
 export const BillingAddressSchema = z
   .object({
-    name: z.string().nullable(),
-    line1: z.string().nullable(),
-    line2: z.string().nullable(),
-    city: z.string().nullable(),
-    postal_code: z.string().nullable(),
-    country: z.string().nullable().openapi({ example: "CA" }),
-    province: z.string().nullable().openapi({ example: "ON" }),
+    ...billingAddressFields,
     tax_exempt: z.boolean().openapi({ description: "Outside Canada or no country: no tax is charged" }),
     tax_components: z.array(TaxComponentSchema),
     tax_rate_pct: z.number().openapi({ example: 13 }),

@@ -92,12 +92,13 @@ export async function putLowBalanceAlert(s: Services, { customer }: Principal, i
 
 const ADDRESS_FIELDS = ["name", "line1", "line2", "city", "postal_code", "country", "province"] as const;
 
+/** The address's fields, each null when unset: as the account's settings and its invoices show them. */
+export function postalAddressOut(address: BillingAddress | null) {
+  return Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, address?.[f] ?? null])) as Record<(typeof ADDRESS_FIELDS)[number], string | null>;
+}
+
 export function billingAddressOut(address: BillingAddress | null) {
-  const fields = Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, address?.[f] ?? null])) as Record<
-    (typeof ADDRESS_FIELDS)[number],
-    string | null
-  >;
-  return { ...fields, ...taxRuleOut(taxRuleFor(address)) };
+  return { ...postalAddressOut(address), ...taxRuleOut(taxRuleFor(address)) };
 }
 
 export const getBillingAddress = ({ customer }: Principal) => billingAddressOut(customer.billingAddress);

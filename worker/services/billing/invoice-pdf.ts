@@ -1,7 +1,7 @@
 // An invoice as a one-page PDF (pdf-lib, its standard fonts), drawn from the issued invoice alone,
 // so the same invoice always prints the same figures.
 import { PDFDocument, rgb, StandardFonts } from "pdf-lib";
-import type { InvoiceOut } from "./invoices.ts";
+import type { Invoice } from "../../resources/invoices.ts";
 
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 50;
@@ -12,7 +12,7 @@ const usd = (n: number) => `${n < 0 ? "-" : ""}US$${Math.abs(n).toFixed(2)}`;
 /** WinAnsi only (the standard fonts): anything else prints as "?". */
 const latin1 = (text: string) => text.replace(/[^\x20-\x7e\xa1-\xff]/g, "?");
 
-export async function renderInvoicePdf(invoice: InvoiceOut, account: { company: string | null; email: string }): Promise<Uint8Array> {
+export async function renderInvoicePdf(invoice: Invoice, account: { company: string | null; email: string }): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   doc.setTitle(`Invoice ${invoice.number}`);
   const page = doc.addPage(A4);

@@ -14,10 +14,11 @@ import { page, type PageParams } from "../../lib/pagination.ts";
 import { newId } from "../../lib/ids.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { Services } from "../context.ts";
+import type { Invoice } from "../../resources/invoices.ts";
 import { ownedRow } from "../owned.ts";
 import type { CustomerRow, Principal } from "../identity/principal.ts";
 import { renderInvoicePdf } from "./invoice-pdf.ts";
-import { billingAddressOut } from "../accounts/settings.ts";
+import { postalAddressOut } from "../accounts/settings.ts";
 import { isCharge, ledgerEntriesIn } from "./spend.ts";
 import { roundToCent, taxOn, taxRuleFor } from "./tax.ts";
 
@@ -155,8 +156,7 @@ const lineOut = (l: InvoiceLine) => ({
   amount: toUsd(l.amount_micros),
 });
 
-export function invoiceOut(row: InvoiceRow) {
-  const address = billingAddressOut(row.billingAddress);
+export function invoiceOut(row: InvoiceRow): Invoice {
   return {
     id: row.id,
     number: row.number,
@@ -170,24 +170,14 @@ export function invoiceOut(row: InvoiceRow) {
     tax: toUsd(row.taxMicros),
     total: toUsd(row.totalMicros),
     credits: row.credits.map(lineOut),
-    tax_exempt: address.tax_exempt,
+    tax_exempt: taxRuleFor(row.billingAddress).exempt,
     tax_id: row.taxId,
-    billing_address: {
-      name: address.name,
-      line1: address.line1,
-      line2: address.line2,
-      city: address.city,
-      postal_code: address.postal_code,
-      country: address.country,
-      province: address.province,
-    },
+    billing_address: postalAddressOut(row.billingAddress),
     status: row.status as "paid" | "due",
     amount_due: toUsd(row.amountDueMicros),
     pdf_url: `/api/customer/invoices/${row.id}/pdf`,
   };
 }
-
-export type InvoiceOut = ReturnType<typeof invoiceOut>;
 
 /** Newest first. */
 export async function listInvoices({ db }: Services, { customer }: Principal, params: PageParams) {

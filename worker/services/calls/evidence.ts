@@ -11,23 +11,17 @@
 import { MEDIA_CONTENT_TYPES } from "../../../schema/node-api.ts";
 import { nowIso } from "../../lib/time.ts";
 import { zipStream, type ZipEntry } from "../../lib/zip.ts";
+import type { Analysis, CallDetail, Transcript } from "../../resources/calls.ts";
 import type { MediaFile } from "./media.ts";
 import { getCallSipLog, getCallTranscript } from "./records.ts";
 import { sipLogKey } from "./sip-log.ts";
-import { renderCallReport } from "./report-pdf.ts";
+import { renderCallReport, type EvidenceFile } from "./report-pdf.ts";
 import { getCall } from "./calls.ts";
 import type { Services } from "../context.ts";
 import { TooManyRequests } from "../errors.ts";
 import type { Principal } from "../identity/principal.ts";
 
-export type CallDetail = Awaited<ReturnType<typeof getCall>>;
-/** The verdict as GET /calls/{id}/analysis shows it (the detail carries it in full). */
-export type AnalysisOut = NonNullable<CallDetail["analysis"]>;
-export type TranscriptOut = Awaited<ReturnType<typeof getCallTranscript>>;
 type SipLog = Awaited<ReturnType<typeof getCallSipLog>>;
-
-/** One file of the evidence, as the manifest and the report list it. */
-export type EvidenceFile = { name: string; size: number; sha256: string; content_type: string };
 
 const JSON_TYPE = "application/json";
 const TEXT_TYPE = "text/plain; charset=utf-8";
@@ -45,8 +39,8 @@ async function admitExport(s: Services, principal: Principal): Promise<void> {
 
 type Evidence = {
   call: CallDetail;
-  analysis: AnalysisOut | null;
-  transcript: TranscriptOut | null;
+  analysis: Analysis | null;
+  transcript: Transcript | null;
   sipLog: SipLog | null;
   /** The media objects present in R2: the recording first, then the captures (caller's first), then the node's SIP log. */
   media: R2Object[];

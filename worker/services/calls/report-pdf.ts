@@ -5,12 +5,16 @@
 // Standard fonts encode WinAnsi (Latin-1 and a few more) only: other characters print as "?"; the
 // export's transcript.json and analysis.json keep the exact text.
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage, type RGB } from "pdf-lib";
-import type { AnalysisOut, CallDetail, EvidenceFile, TranscriptOut } from "./evidence.ts";
+import type { Analysis, CallDetail, Transcript } from "../../resources/calls.ts";
 
+/** One file of the evidence, as the export's manifest and the report list it. */
+export type EvidenceFile = { name: string; size: number; sha256: string; content_type: string };
+
+/** What the report is drawn from: the call, its verdict and transcript as the API answers them. */
 export type ReportInput = {
   call: CallDetail;
-  analysis: AnalysisOut | null;
-  transcript: TranscriptOut | null;
+  analysis: Analysis | null;
+  transcript: Transcript | null;
   evidence: EvidenceFile[];
   /** The account's company name, when it has one. */
   account: string | null;
@@ -238,7 +242,7 @@ function callSection(l: Layout, { call }: ReportInput) {
 type Line = { at: number | null; speaker: string | null; text: string };
 
 /** The transcript's segments as lines (time from the answer, speaker, words), or its text when it has none. */
-function transcriptLines(transcript: TranscriptOut): Line[] {
+function transcriptLines(transcript: Transcript): Line[] {
   const segments = (transcript.segments ?? []).map((s) => ({
     at: typeof s.start === "number" ? s.start : null,
     speaker: typeof s.speaker === "string" ? s.speaker : null,
