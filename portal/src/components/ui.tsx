@@ -1,6 +1,6 @@
 // The small parts every page uses: loading and empty states, the API's error, form fields that
-// show a 422's message beside them, verdict badges and a pager.
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+// show a 422's message beside them, verdict badges, a pager and a step that asks first.
+import { useId, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
 import { ApiError, errorMessage } from "../api/errors.ts";
 import { riskLevel, words } from "../lib/format.ts";
 
@@ -175,5 +175,55 @@ export function CheckField(
         </small>
       ) : null}
     </div>
+  );
+}
+
+/** A delete (or another step that cannot be undone) that asks first, in place (no browser dialog). */
+export function ConfirmButton({
+  children,
+  question,
+  confirm,
+  keep = "Keep it",
+  label = "Confirm",
+  onConfirm,
+  busy,
+  describedBy,
+}: {
+  children: ReactNode;
+  question: ReactNode;
+  confirm: string;
+  keep?: string;
+  /** The name of the group the question and its answers form. */
+  label?: string;
+  onConfirm: () => void;
+  busy?: boolean;
+  describedBy?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" className="danger" onClick={() => setAsking(true)} disabled={busy} aria-describedby={describedBy}>
+        {children}
+      </button>
+    );
+  }
+  return (
+    <span className="confirm" role="group" aria-label={label}>
+      <span>{question}</span>
+      <button
+        type="button"
+        className="danger"
+        disabled={busy}
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirm}
+      </button>
+      <button type="button" onClick={() => setAsking(false)} disabled={busy}>
+        {keep}
+      </button>
+    </span>
   );
 }

@@ -5,10 +5,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
-import { Empty, ErrorBox, Field, Loading, SelectField } from "../../components/ui.tsx";
+import { ConfirmButton, Empty, ErrorBox, Field, Loading, SelectField } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { ms, when } from "../../lib/format.ts";
-import { allShown, CheckField, ConfirmButton, EnabledBadge } from "../automation/shared.tsx";
+import { allShown, CheckField, EnabledBadge } from "../automation/shared.tsx";
 import { CHANNEL_KINDS, keys, problem, useChannels, type AlertChannel } from "./shared.tsx";
 
 type ChannelTest = Schemas["AlertChannelTestResult"];

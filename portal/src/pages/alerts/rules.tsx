@@ -6,11 +6,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { api, must } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
-import { Empty, ErrorBox, Loading } from "../../components/ui.tsx";
+import { ConfirmButton, Empty, ErrorBox, Loading } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { ms, words } from "../../lib/format.ts";
 import { RuleEditor, useRuleInUrl } from "../automation/rule-editor.tsx";
-import { ConfirmButton, EnabledBadge, listed } from "../automation/shared.tsx";
+import { EnabledBadge, listed } from "../automation/shared.tsx";
 import { AlertRuleForm } from "./rule-form.tsx";
 import {
   channelName,

@@ -7,11 +7,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
-import { ErrorBox, Field, Loading, Secret } from "../../components/ui.tsx";
+import { ConfirmButton, ErrorBox, Field, Loading, Secret } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { ms } from "../../lib/format.ts";
 import { useUrlState } from "../../lib/url-state.ts";
-import { allShown, ConfirmButton } from "../automation/shared.tsx";
+import { allShown } from "../automation/shared.tsx";
 import { Deliveries } from "./deliveries.tsx";
 import { answerOf, keys } from "./shared.tsx";
 

@@ -3,20 +3,11 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId } from "react";
 import { api, must } from "../../api/client.ts";
-import { Empty, ErrorBox, Loading } from "../../components/ui.tsx";
+import { ConfirmButton, Empty, ErrorBox, Loading } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
 import { RuleEditor, useRuleInUrl } from "./rule-editor.tsx";
 import { AutomationRuleForm } from "./rule-form.tsx";
-import {
-  ConfirmButton,
-  EnabledBadge,
-  destinationLabel,
-  keys,
-  listed,
-  useAutomationRules,
-  useDestinations,
-  type AutomationRule,
-} from "./shared.tsx";
+import { EnabledBadge, destinationLabel, keys, listed, useAutomationRules, useDestinations, type AutomationRule } from "./shared.tsx";
 
 export function AutomationRules() {
   const { editing, open, close } = useRuleInUrl();

@@ -1,9 +1,8 @@
 // What the automation and alerts pages share: their queries' keys, the account's destinations by
 // name, a checkbox with its label beside it, a group of checkboxes (recommendations), the enabled
-// badge, a delete that asks first, and a 422 about an element of a list (recipients.2) shown
-// beside the list's field.
+// badge, and a 422 about an element of a list (recipients.2) shown beside the list's field.
 import { useQuery } from "@tanstack/react-query";
-import { useId, useState, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
 import { destinationName, type Destination } from "../../api/destinations.ts";
 import { ApiError } from "../../api/errors.ts";
@@ -105,49 +104,4 @@ export function CheckGroup<T extends string>({
 /** Whether a rule or a channel acts, as a badge. */
 export function EnabledBadge({ enabled }: { enabled: boolean }) {
   return <span className={enabled ? "badge on" : "badge off"}>{enabled ? "Enabled" : "Disabled"}</span>;
-}
-
-/** A delete (or another step that cannot be undone) that asks first, in place. */
-export function ConfirmButton({
-  children,
-  question,
-  confirm,
-  onConfirm,
-  busy,
-  describedBy,
-}: {
-  children: ReactNode;
-  question: ReactNode;
-  confirm: string;
-  onConfirm: () => void;
-  busy?: boolean;
-  describedBy?: string;
-}) {
-  const [asking, setAsking] = useState(false);
-  if (!asking) {
-    return (
-      <button type="button" className="danger" onClick={() => setAsking(true)} disabled={busy} aria-describedby={describedBy}>
-        {children}
-      </button>
-    );
-  }
-  return (
-    <span className="confirm-step" role="group" aria-label="Confirm">
-      <span>{question}</span>
-      <button
-        type="button"
-        className="danger"
-        disabled={busy}
-        onClick={() => {
-          setAsking(false);
-          onConfirm();
-        }}
-      >
-        {confirm}
-      </button>
-      <button type="button" onClick={() => setAsking(false)} disabled={busy}>
-        Keep it
-      </button>
-    </span>
-  );
 }

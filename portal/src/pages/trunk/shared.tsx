@@ -2,11 +2,10 @@
 // the routing rules), how a destination is named, a checkbox field, a delete that asks first, and
 // the trunk's own errors in words (a range of another account, a busy whitelist).
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
 import { destinationName, destinationsKey, type Destination } from "../../api/destinations.ts";
 import { ApiError } from "../../api/errors.ts";
-import { ErrorBox } from "../../components/ui.tsx";
+import { ConfirmButton, ErrorBox } from "../../components/ui.tsx";
 
 export { destinationName, useDestinations, type Destination } from "../../api/destinations.ts";
 export { CheckField } from "../../components/ui.tsx";
@@ -88,7 +87,7 @@ export function TrunkError({ error, fields = [] }: { error: unknown; fields?: st
   return <ErrorBox error={error} />;
 }
 
-/** A Delete button that asks once more, in place (no browser dialog). */
+/** A Delete button that asks once more, in place. */
 export function DeleteButton({
   what,
   onDelete,
@@ -100,32 +99,18 @@ export function DeleteButton({
   busy?: boolean;
   describedBy?: string;
 }) {
-  const [asking, setAsking] = useState(false);
-  if (!asking) {
-    return (
-      <button type="button" className="danger" onClick={() => setAsking(true)} disabled={busy} aria-describedby={describedBy}>
-        Delete
-      </button>
-    );
-  }
   return (
-    <span className="confirm" role="group" aria-label={`Delete ${what}?`}>
-      <span>Delete {what}?</span>
-      <button
-        type="button"
-        className="danger"
-        disabled={busy}
-        onClick={() => {
-          setAsking(false);
-          onDelete();
-        }}
-      >
-        Yes, delete
-      </button>
-      <button type="button" onClick={() => setAsking(false)}>
-        Keep
-      </button>
-    </span>
+    <ConfirmButton
+      question={`Delete ${what}?`}
+      label={`Delete ${what}?`}
+      confirm="Yes, delete"
+      keep="Keep"
+      onConfirm={onDelete}
+      busy={busy}
+      describedBy={describedBy}
+    >
+      Delete
+    </ConfirmButton>
   );
 }
 
