@@ -1,9 +1,11 @@
 // What cases (and support tickets) share: their statuses and severities, the account's users to
-// assign a case to, a severity badge, a thread of comments or messages, and the page size.
+// assign a case to, a severity badge, a thread of comments or messages, the page size, and the
+// call ID a new one may name (its field, checked before it is sent, and the API's 404 beside it).
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
+import { Field } from "../../components/ui.tsx";
 import { when, words } from "../../lib/format.ts";
 
 export const CASE_STATUSES = ["open", "in_review", "resolved", "dismissed"] as const;
@@ -18,6 +20,42 @@ export const oneOf = <T extends string>(values: readonly T[], value: string): T 
   (values as readonly string[]).includes(value) ? (value as T) : undefined;
 
 export const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
+/** The call ID typed in a form, trimmed ("" for none); one that is no UUID is refused beside its field before it is sent. */
+export function typedCallId(text: string): string {
+  const callId = text.trim();
+  if (callId && !isUuid(callId))
+    throw new ApiError(422, "Not a call ID", { call_id: "A call ID looks like 3f2c…-…: copy it from the call's page" });
+  return callId;
+}
+
+/** The API's 404 for the call a form names: no call of this account has the ID typed, said beside its field. */
+export const aboutTheCallId = (err: unknown): unknown =>
+  err instanceof ApiError && err.status === 404 ? new ApiError(404, err.message, { call_id: "No call of this account has this ID" }) : err;
+
+export function CallIdField({
+  value,
+  onChange,
+  error,
+  hint,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  error: unknown;
+  hint: string;
+}) {
+  return (
+    <Field
+      label="Call ID (optional)"
+      name="call_id"
+      spellCheck={false}
+      value={value}
+      error={error}
+      hint={hint}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}
 
 /** A 404 or an id that is no UUID at all (422): the record is not there for this account. */
 export const isMissing = (error: unknown) => error instanceof ApiError && (error.status === 404 || error.status === 422);

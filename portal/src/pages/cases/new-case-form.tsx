@@ -8,7 +8,7 @@ import { api, must } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
 import { ErrorBox, Field, Loading, SelectField, TextField } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
-import { isUuid, SEVERITIES, type Severity } from "./case-values.tsx";
+import { aboutTheCallId, CallIdField, isUuid, SEVERITIES, typedCallId, type Severity } from "./case-values.tsx";
 
 type Draft = { title: string; description: string; severity: Severity; call_id: string };
 
@@ -41,10 +41,9 @@ export function NewCase({ callId, onCancel }: { callId: string; onCancel: () => 
 
 /** 404 and 409 are about the call: they go beside its field. */
 function aboutTheCall(err: unknown): unknown {
-  if (!(err instanceof ApiError)) return err;
-  if (err.status === 404) return new ApiError(404, err.message, { call_id: "No call of this account has this ID" });
-  if (err.status === 409) return new ApiError(409, "This call has its case already", { call_id: "This call has its case already" });
-  return err;
+  if (err instanceof ApiError && err.status === 409)
+    return new ApiError(409, "This call has its case already", { call_id: "This call has its case already" });
+  return aboutTheCallId(err);
 }
 
 function NewCaseForm({ draft, onCancel }: { draft: Draft; onCancel: () => void }) {
@@ -53,9 +52,7 @@ function NewCaseForm({ draft, onCancel }: { draft: Draft; onCancel: () => void }
   const [form, setForm] = useState(draft);
   const create = useMutation({
     mutationFn: async () => {
-      const callId = form.call_id.trim();
-      if (callId && !isUuid(callId))
-        throw new ApiError(422, "Not a call ID", { call_id: "A call ID looks like 3f2c…-…: copy it from the call's page" });
+      const callId = typedCallId(form.call_id);
       try {
         return await must(
           api.POST("/cases", {
@@ -113,14 +110,11 @@ function NewCaseForm({ draft, onCancel }: { draft: Draft; onCancel: () => void }
             </option>
           ))}
         </SelectField>
-        <Field
-          label="Call ID (optional)"
-          name="call_id"
-          spellCheck={false}
+        <CallIdField
           value={form.call_id}
           error={create.error}
           hint="One case per call."
-          onChange={(e) => setForm({ ...form, call_id: e.target.value })}
+          onChange={(value) => setForm({ ...form, call_id: value })}
         />
       </div>
       <div className="actions">

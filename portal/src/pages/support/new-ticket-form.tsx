@@ -4,10 +4,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useLocation } from "wouter";
 import { api, must } from "../../api/client.ts";
-import { ApiError } from "../../api/errors.ts";
 import { ErrorBox, Field, SelectField, TextField } from "../../components/ui.tsx";
 import { featureUsed } from "../../lib/events.ts";
-import { isUuid } from "../cases/case-values.tsx";
+import { aboutTheCallId, CallIdField, isUuid, typedCallId } from "../cases/case-values.tsx";
 import { KIND_LABELS, TICKET_KINDS, type TicketKind } from "./ticket-values.ts";
 
 export function NewTicketForm({ callId, onCancel }: { callId: string; onCancel: () => void }) {
@@ -17,17 +16,13 @@ export function NewTicketForm({ callId, onCancel }: { callId: string; onCancel: 
   const [form, setForm] = useState({ kind: (forCall ? "analysis" : "question") as TicketKind, subject: "", body: "", call_id: forCall });
   const create = useMutation({
     mutationFn: async () => {
-      const callId = form.call_id.trim();
-      if (callId && !isUuid(callId))
-        throw new ApiError(422, "Not a call ID", { call_id: "A call ID looks like 3f2c…-…: copy it from the call's page" });
+      const callId = typedCallId(form.call_id);
       try {
         return await must(
           api.POST("/support/tickets", { body: { kind: form.kind, subject: form.subject, body: form.body, call_id: callId || null } }),
         );
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404)
-          throw new ApiError(404, err.message, { call_id: "No call of this account has this ID" });
-        throw err;
+        throw aboutTheCallId(err);
       }
     },
     onSuccess: (created) => {
@@ -57,14 +52,11 @@ export function NewTicketForm({ callId, onCancel }: { callId: string; onCancel: 
             </option>
           ))}
         </SelectField>
-        <Field
-          label="Call ID (optional)"
-          name="call_id"
-          spellCheck={false}
+        <CallIdField
           value={form.call_id}
           error={create.error}
           hint="The call whose verdict you dispute, or that your question is about."
-          onChange={(e) => setForm({ ...form, call_id: e.target.value })}
+          onChange={(value) => setForm({ ...form, call_id: value })}
         />
       </div>
       <Field
