@@ -9,13 +9,8 @@ import type { AdmissionDestination } from "../../durable-objects/call-ledger/adm
 import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger/call-ledger.ts";
 import { accountHolding, syncAdmissionState } from "../services/trunk/admission-state.ts";
 import type { Services } from "../services/context.ts";
-import {
-  agentDestinationOf,
-  linkTestCallRecord,
-  testCallToAdmit,
-  unverifiedPart,
-  type TestCallRow,
-} from "../services/placed-calls/test-calls.ts";
+import { agentDestinationOf, linkTestCallRecord, testCallToAdmit, unverifiedPart } from "../services/placed-calls/test-calls.ts";
+import type { TestCallRow } from "../services/placed-calls/test-call-dispatch.ts";
 import { signPlacedCall } from "../services/placed-calls/call-signing.ts";
 import { mayActForNode } from "./node-auth.ts";
 import { placedCallPolicyOf, refusedRange } from "../services/placed-calls/placed-calls.ts";

@@ -9,7 +9,7 @@
 // done or failed. cancelled and expired are the account's and the clock's. A state never goes
 // back: a late or repeated report of an earlier step is ignored.
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
-import type { AdmissionRejection, OriginateCommand, TestCallProgress, TestCallStatus } from "../../../schema/node-api.ts";
+import type { AdmissionRejection, TestCallProgress, TestCallStatus } from "../../../schema/node-api.ts";
 import { calls } from "../../../schema/calls.ts";
 import { destinations } from "../../../schema/network.ts";
 import { testCalls } from "../../../schema/test-calls.ts";
@@ -21,20 +21,15 @@ import { addSeconds, nowIso } from "../../lib/time.ts";
 import type { CreateTestCall } from "../../resources/test-calls.ts";
 import { callOfAccount } from "../calls/records.ts";
 import type { Services } from "../context.ts";
-import { Conflict, Forbidden, InvalidField, NotFound, TooManyRequests } from "../errors.ts";
+import { Conflict, Forbidden, InvalidField, NotFound } from "../errors.ts";
 import { owned, ownedRow } from "../owned.ts";
 import { actingLabel, isPortalSession, type Principal } from "../identity/principal.ts";
 import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { verifiedNumberOf } from "./verified-numbers.ts";
-
-export type TestCallRow = typeof testCalls.$inferSelect;
+import { advance, countTestCall, dispatchTestCall, emptyProgress, ORIGINATE_TIMEOUT_MS, type TestCallRow } from "./test-call-dispatch.ts";
 
 /** How long a connector's request waits for a person's confirmation. */
 export const CONFIRM_WINDOW_SECONDS = 600;
-/** How long the Worker waits for a SIP node to take an originate. */
-export const ORIGINATE_TIMEOUT_MS = 5_000;
-/** How long the node lets a test call ring before it sends CANCEL. */
-export const RING_TIMEOUT_SECONDS = 45;
 
 /** Where each status stands: a report moves a test call only forward. */
 const RANK: Record<TestCallStatus, number> = {
@@ -51,8 +46,6 @@ const RANK: Record<TestCallStatus, number> = {
 export const FINAL: TestCallStatus[] = ["done", "failed", "cancelled", "expired"];
 /** The states in which a SIP node is (or may be) placing the call. */
 const PLACING: TestCallStatus[] = ["dialing", "ringing", "answered"];
-
-const WHY: Record<string, string> = { no_node: "no_sip_node", timeout: "node_timeout" };
 
 export function testCallOut(row: TestCallRow) {
   return {
@@ -185,12 +178,6 @@ async function requireVerified(s: Services, customerId: string, call: VerifiedPa
   if (missing) throw new InvalidField(missing === "caller_id_not_verified" ? "caller_id" : "number", missing, missing);
 }
 
-/** Counts one test call (verification calls too) of the account; 429 past TEST_CALLS_PER_HOUR. */
-export async function countTestCall(s: Services, customerId: string): Promise<void> {
-  const verdict = await s.limiter(`test-calls:${customerId}`).hit(s.config.TEST_CALLS_PER_HOUR, 3600);
-  if (!verdict.allowed) throw new TooManyRequests("too_many_test_calls", verdict.retryAfterSec);
-}
-
 const confirmUrl = (s: Services, id: string) => `${s.config.PORTAL_ORIGIN ?? s.origin}/app/test-calls/${id}/confirm`;
 
 export async function createTestCall(s: Services, principal: Principal, input: CreateTestCall) {
@@ -243,20 +230,6 @@ export async function createTestCall(s: Services, principal: Principal, input: C
   return testCallOut(row);
 }
 
-/** The progress fields of a test call not placed yet. */
-export const emptyProgress = {
-  callId: null,
-  agentSipCallId: null,
-  agentCallId: null,
-  nodeId: null,
-  answered: null,
-  sipCode: null,
-  sipReason: null,
-  talkSeconds: null,
-  endedBy: null,
-  error: null,
-} satisfies Partial<TestCallRow>;
-
 /**
  * Withdraws a test call. One not placed yet (awaiting_confirm, queued) never rings: a node that
  * took a queued one meanwhile is refused at admission. One a node is placing is cancelled there
@@ -291,59 +264,6 @@ export async function confirmTestCall(s: Services, principal: Principal, id: str
   if (!moved) throw new Conflict("Conflict");
   s.background(dispatchTestCall(s, moved));
   return testCallOut(moved);
-}
-
-/**
- * Moves a test call from the status it was read in to `patch.status`, only if it still is in that
- * status (another request or a node's report may have moved it meanwhile). The row after, or null.
- */
-async function advance(s: Services, row: TestCallRow, patch: Partial<TestCallRow> & { status: TestCallStatus }) {
-  const updated = await s.db
-    .update(testCalls)
-    .set({ ...patch, updatedAt: nowIso() })
-    .where(and(eq(testCalls.id, row.id), eq(testCalls.status, row.status)))
-    .returning();
-  return updated[0] ?? null;
-}
-
-/**
- * Asks a SIP node, through the NodeHub, to place a queued test call: dialing once a node took it,
- * failed when none is connected or none answers in time (error names why). A verification call
- * passes the code it speaks here, the only place it exists in clear.
- */
-export async function dispatchTestCall(s: Services, row: TestCallRow, code?: string): Promise<void> {
-  const command: OriginateCommand = {
-    type: "originate",
-    test_call_id: row.id,
-    sip_call_id: row.sipCallId,
-    number: row.number,
-    caller_id: row.callerId ?? s.config.PLATFORM_CALLER_ID,
-    seconds: row.seconds,
-    speech: row.speech as OriginateCommand["speech"],
-    ...(code ? { code } : {}),
-    ring_timeout_seconds: RING_TIMEOUT_SECONDS,
-    ...(row.agentDestinationId ? { agent_destination_id: row.agentDestinationId } : {}),
-    ...(row.instruction ? { instruction: row.instruction } : {}),
-  };
-  // A hub that fails outright (a socket closing under it) is a failed dispatch, never a test call left queued.
-  const outcome = await s.hub
-    .command(command, ORIGINATE_TIMEOUT_MS)
-    .catch((err: unknown) => ({ ok: false as const, error: `hub: ${err instanceof Error ? err.message : String(err)}` }));
-  const queued = { ...row, status: "queued" };
-  if (outcome.ok) {
-    const moved = await advance(s, queued, { status: "dialing", nodeId: outcome.nodeId ?? null });
-    // A node's progress may have arrived first: the node is recorded all the same.
-    if (!moved && outcome.nodeId) {
-      await s.db
-        .update(testCalls)
-        .set({ nodeId: sql`coalesce(${testCalls.nodeId}, ${outcome.nodeId})` })
-        .where(eq(testCalls.id, row.id));
-    }
-  } else {
-    const reason = WHY[outcome.error] ?? (outcome.error.startsWith("hub: ") ? outcome.error : `node_refused: ${outcome.error}`);
-    const error = reason.slice(0, 200);
-    await advance(s, queued, { status: "failed", error });
-  }
 }
 
 /**

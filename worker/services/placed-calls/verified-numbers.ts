@@ -21,7 +21,7 @@ import { Conflict, Forbidden, InvalidField, TooManyRequests, Unavailable } from 
 import { owned, ownedRow } from "../owned.ts";
 import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { actingLabel, type Principal } from "../identity/principal.ts";
-import { countTestCall, dispatchTestCall, emptyProgress, type TestCallRow } from "./test-calls.ts";
+import { countTestCall, dispatchTestCall, emptyProgress, type TestCallRow } from "./test-call-dispatch.ts";
 
 type NumberRow = typeof verifiedNumbers.$inferSelect;
 
