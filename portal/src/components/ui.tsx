@@ -30,12 +30,10 @@ export const fieldError = (error: unknown, name: string) => (error instanceof Ap
 
 type FieldProps = { label: string; name: string; error?: unknown; hint?: ReactNode };
 
-function FieldShell({ label, name, error, hint, id, children }: FieldProps & { id: string; children: ReactNode }) {
-  const message = fieldError(error, name);
+/** A field's hint and its 422 message, below it (`${id}-hint` and `${id}-error`, for aria-describedby). */
+export function FieldNotes({ id, hint, message }: { id: string; hint?: ReactNode; message: string | null }) {
   return (
-    <div className={message ? "field invalid" : "field"}>
-      <label htmlFor={id}>{label}</label>
-      {children}
+    <>
       {hint ? (
         <small className="hint" id={`${id}-hint`}>
           {hint}
@@ -46,6 +44,17 @@ function FieldShell({ label, name, error, hint, id, children }: FieldProps & { i
           {message}
         </small>
       ) : null}
+    </>
+  );
+}
+
+function FieldShell({ label, name, error, hint, id, children }: FieldProps & { id: string; children: ReactNode }) {
+  const message = fieldError(error, name);
+  return (
+    <div className={message ? "field invalid" : "field"}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      <FieldNotes id={id} hint={hint} message={message} />
     </div>
   );
 }
@@ -157,23 +166,13 @@ export function CheckField(
   const id = useId();
   const { label, error, hint, ...input } = props;
   const message = fieldError(error, props.name);
-  const described = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div className="check-field">
       <div className="check">
-        <input id={id} type="checkbox" aria-describedby={described} aria-invalid={!!message} {...input} />
+        <input id={id} type="checkbox" aria-describedby={describedBy(id, props)} aria-invalid={!!message} {...input} />
         <label htmlFor={id}>{label}</label>
       </div>
-      {hint ? (
-        <small className="hint" id={`${id}-hint`}>
-          {hint}
-        </small>
-      ) : null}
-      {message ? (
-        <small className="field-error" id={`${id}-error`} role="alert">
-          {message}
-        </small>
-      ) : null}
+      <FieldNotes id={id} hint={hint} message={message} />
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { useId, type ReactNode } from "react";
 import { api, must, type Schemas } from "../../api/client.ts";
 import { destinationName, type Destination } from "../../api/destinations.ts";
 import { ApiError } from "../../api/errors.ts";
-import { fieldError } from "../../components/ui.tsx";
+import { fieldError, FieldNotes } from "../../components/ui.tsx";
 
 export { destinationName, useDestinations, type Destination } from "../../api/destinations.ts";
 export { CheckField } from "../../components/ui.tsx";
@@ -87,16 +87,7 @@ export function CheckGroup<T extends string>({
           <label htmlFor={`${id}-${option}`}>{label(option)}</label>
         </div>
       ))}
-      {hint ? (
-        <small className="hint" id={`${id}-hint`}>
-          {hint}
-        </small>
-      ) : null}
-      {message ? (
-        <small className="field-error" role="alert">
-          {message}
-        </small>
-      ) : null}
+      <FieldNotes id={id} hint={hint} message={message} />
     </fieldset>
   );
 }
