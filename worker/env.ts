@@ -1,24 +1,15 @@
 // The Worker's bindings and configuration. Vars and secrets are parsed once, at the entry,
 // so a missing or malformed setting fails loudly instead of deep inside a request.
 import { z } from "@hono/zod-openapi";
-import type { AccountLedger } from "../durable-objects/account-ledger.ts";
-import type { Limiter } from "../durable-objects/limiter.ts";
-import type { NodeHub } from "../durable-objects/node-hub.ts";
-import type { OAuthGrant } from "../durable-objects/oauth-grant.ts";
-import type { TrunkRegistry } from "../durable-objects/trunk-registry.ts";
+import type { DurableObjectBindings } from "./lib/durable-objects.ts";
 
-export type Bindings = {
+export type Bindings = DurableObjectBindings & {
   DB: D1Database;
   MEDIA: R2Bucket;
   ANALYSIS_QUEUE: Queue;
   /** Call records and events from the account ledgers' outboxes, written to D1 in batches. */
   CALL_RECORDS_QUEUE: Queue;
   DELIVERY_QUEUE: Queue;
-  ACCOUNT_LEDGER: DurableObjectNamespace<AccountLedger>;
-  TRUNK_REGISTRY: DurableObjectNamespace<TrunkRegistry>;
-  NODE_HUB: DurableObjectNamespace<NodeHub>;
-  LIMITER: DurableObjectNamespace<Limiter>;
-  OAUTH_GRANT: DurableObjectNamespace<OAuthGrant>;
   /** Workers AI (production: `[ai] binding = "AI"`); absent locally, where the offline adapters serve. */
   AI?: { run(model: string, input: Record<string, unknown>): Promise<unknown> };
   ASSETS?: Fetcher;
