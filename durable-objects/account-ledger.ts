@@ -3,6 +3,9 @@
 // call reservations and ledger entries live in this object's own SQLite storage; every method
 // runs alone, so no two requests can both take the last port or spend the last dollar.
 // Outcomes cross the RPC boundary as values ({ok: false, reason}), never as exceptions.
+// Its parts: the money (ledger-books.ts), the calls (call-ledger/), the storage layout
+// (ledger-migrations.ts) and the case and ticket numbers (sequences.ts); this file is the RPC
+// surface, one transaction per change, and the alarm that sends the call records on.
 import { DurableObject } from "cloudflare:workers";
 import type { CallReportAnswer, MediaName } from "../schema/node-api.ts";
 import type { AdmissionState } from "./call-ledger/admission.ts";
@@ -18,159 +21,20 @@ import {
   type PlacedCallVerdict,
   type ReportInput,
 } from "./call-ledger/call-ledger.ts";
-import { createSequences, nextNumber } from "./sequences.ts";
+import {
+  LedgerBooks,
+  type CreditResult,
+  type DebitResult,
+  type LedgerEntry,
+  type LedgerSummary,
+  type MoneyInput,
+  type RefundInput,
+  type RefundResult,
+} from "./ledger-books.ts";
+import { LEDGER_MIGRATIONS, migrate } from "./ledger-migrations.ts";
+import { nextNumber } from "./sequences.ts";
 
-export type LedgerEntry = {
-  id: string;
-  type: string;
-  amount_micros: number;
-  balance_after_micros: number;
-  call_id: string | null;
-  description: string | null;
-  waived_micros: number;
-  created_at: string;
-};
-
-export type LedgerSummary = {
-  balance_micros: number;
-  /** Balance less what running calls have set aside. */
-  available_micros: number;
-  cycle_seconds_used: number;
-  pilot_seconds_used: number;
-  waived_total_micros: number;
-  ports_in_use: number;
-};
-
-export type MoneyInput = {
-  entryId: string;
-  type: string;
-  amountMicros: number;
-  /** The call the money is for (an analysis fee, its refund), shown with the entry. */
-  callId?: string | null;
-  description?: string | null;
-  createdAt: string;
-};
-
-export type CreditResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "invalid_amount" };
-export type RefundResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "nothing_to_refund" };
-export type DebitResult = { ok: true; entry: LedgerEntry } | { ok: false; reason: "invalid_amount" | "insufficient_balance" };
-
-const ENTRY_COLUMNS = "id, type, amount_micros, balance_after_micros, call_id, description, waived_micros, created_at";
-
-/**
- * The ledger's storage, one step per schema version: step i takes the storage from version i
- * to i + 1, and the one-row table schema_version records how many have run (Durable Object
- * SQLite refuses `PRAGMA user_version`). Append a step to add a table or a column; never edit
- * or reorder a step once it has shipped. Step 1 is written with IF NOT EXISTS because ledgers
- * made before versioning already hold its tables, with no schema_version: version 0.
- */
-export const LEDGER_MIGRATIONS: ReadonlyArray<(sql: SqlStorage) => void> = [
-  (sql) =>
-    sql.exec(`
-      CREATE TABLE IF NOT EXISTS state (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        balance_micros INTEGER NOT NULL,
-        cycle_seconds_used INTEGER NOT NULL DEFAULT 0,
-        pilot_seconds_used INTEGER NOT NULL DEFAULT 0,
-        waived_total_micros INTEGER NOT NULL DEFAULT 0
-      );
-      INSERT OR IGNORE INTO state (id, balance_micros) VALUES (1, 0);
-      CREATE TABLE IF NOT EXISTS entries (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        type TEXT NOT NULL,
-        amount_micros INTEGER NOT NULL,
-        balance_after_micros INTEGER NOT NULL,
-        call_id TEXT,
-        description TEXT,
-        waived_micros INTEGER NOT NULL DEFAULT 0,
-        created_at TEXT NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS active_calls (
-        call_id TEXT PRIMARY KEY,
-        terms TEXT NOT NULL,
-        reservation TEXT NOT NULL,
-        reserved_micros INTEGER NOT NULL,
-        pilot_seconds INTEGER NOT NULL,
-        included_seconds INTEGER NOT NULL,
-        admitted_at TEXT NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS settled_calls (
-        call_id TEXT PRIMARY KEY,
-        result TEXT NOT NULL
-      );
-    `),
-  // Per-account case and ticket numbers (sequences.ts).
-  createSequences,
-  // The call ledger: live calls belong to a node under a lease, hold credit in slices, and reach
-  // D1 through the outbox (flushed to the call-records queue by the alarm).
-  (sql) =>
-    sql.exec(`
-      ALTER TABLE active_calls ADD COLUMN node_id TEXT;
-      ALTER TABLE active_calls ADD COLUMN boot_id TEXT;
-      ALTER TABLE active_calls ADD COLUMN status TEXT NOT NULL DEFAULT 'ringing';
-      ALTER TABLE active_calls ADD COLUMN answered_at TEXT;
-      ALTER TABLE active_calls ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE active_calls ADD COLUMN record TEXT;
-      ALTER TABLE settled_calls ADD COLUMN end_reason TEXT;
-      CREATE TABLE node_leases (
-        node_id TEXT PRIMARY KEY,
-        boot_id TEXT NOT NULL,
-        renewed_at INTEGER NOT NULL,
-        lease_ms INTEGER NOT NULL
-      );
-      CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
-      CREATE TABLE admission_state (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL, synced_at TEXT NOT NULL);
-    `),
-  // Calls the platform places for the account (test, verification, web dialer), counted per UTC day for its caps.
-  (sql) =>
-    sql.exec("CREATE TABLE placed_usage (day TEXT PRIMARY KEY, calls INTEGER NOT NULL DEFAULT 0, seconds INTEGER NOT NULL DEFAULT 0)"),
-  // Calls ended lately (refused ones too), with their record and end: the API reads a call from here
-  // while they are on their way to D1 (CallLedger.copyOf); forgotten after ENDED_RECORDS_KEEP_MS.
-  (sql) =>
-    sql.exec(`
-      CREATE TABLE ended_records (call_id TEXT PRIMARY KEY, record TEXT NOT NULL, end_message TEXT, ended_ms INTEGER NOT NULL);
-      CREATE INDEX ended_records_by_time ON ended_records (ended_ms);
-    `),
-];
-
-/** The version the storage is at: how many migration steps have run on it (0 before the first). */
-export function storageVersion(sql: SqlStorage): number {
-  const table = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").toArray();
-  if (table.length === 0) return 0;
-  return sql.exec<{ version: number }>("SELECT version FROM schema_version WHERE id = 1").toArray()[0]?.version ?? 0;
-}
-
-/**
- * Runs the steps the storage has not had yet, in one transaction with the version they bring
- * it to, so an instance sees either the whole new layout or the old one. A storage newer than
- * the code (a rollback after a migration) is refused rather than used with the wrong layout.
- */
-export function migrate(storage: DurableObjectStorage, steps: ReadonlyArray<(sql: SqlStorage) => void>): void {
-  storage.transactionSync(() => {
-    const from = storageVersion(storage.sql);
-    if (from > steps.length) throw new Error(`storage is at version ${from}, newer than the ${steps.length} steps this code knows`);
-    if (from === steps.length) return;
-    for (const step of steps.slice(from)) step(storage.sql);
-    storage.sql.exec("CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
-    storage.sql.exec(
-      "INSERT INTO schema_version (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version",
-      steps.length,
-    );
-  });
-}
-
-type Posting = {
-  /** The entry's id; unique in the ledger. */
-  id: string;
-  type: string;
-  /** Signed: positive adds to the balance, negative takes from it. */
-  amountMicros: number;
-  callId?: string | null;
-  description?: string | null;
-  waivedMicros?: number;
-  at: string;
-};
+export type { CreditResult, DebitResult, LedgerEntry, LedgerSummary, MoneyInput, RefundInput, RefundResult } from "./ledger-books.ts";
 
 /** The queue the outbox is flushed to (worker/queues/call-records.ts writes it to D1). */
 type LedgerEnv = { CALL_RECORDS_QUEUE?: Queue<CallRecordMessage> };
@@ -184,29 +48,17 @@ const FLUSH_RETRY_MS = 1_000;
 const FLUSH_DELAY_MS = 100;
 
 export class AccountLedger extends DurableObject {
-  private readonly sql: SqlStorage;
+  private readonly books: LedgerBooks;
   private readonly calls: CallLedger;
   /** When the alarm is set for, as this instance last set or read it (undefined: not known yet). */
   private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
     // Synchronous, so no request reaches the object before its storage is at the current version.
     migrate(ctx.storage, LEDGER_MIGRATIONS);
-    this.calls = new CallLedger(this.sql, {
-      balance: () => this.state(),
-      held: () => this.held(),
-      post: (posting) => this.post(posting).balance_after_micros,
-      count: (cycleSeconds, pilotSeconds, waivedMicros) =>
-        this.sql.exec(
-          `UPDATE state SET cycle_seconds_used = cycle_seconds_used + ?, pilot_seconds_used = pilot_seconds_used + ?,
-           waived_total_micros = waived_total_micros + ? WHERE id = 1`,
-          cycleSeconds,
-          pilotSeconds,
-          waivedMicros,
-        ),
-    });
+    this.books = new LedgerBooks(ctx.storage.sql, () => this.calls.held());
+    this.calls = new CallLedger(ctx.storage.sql, this.books);
   }
 
   // ---- The call ledger (call-ledger/call-ledger.ts) ----
@@ -315,124 +167,44 @@ export class AccountLedger extends DurableObject {
     await this.ctx.storage.setAlarm(next);
   }
 
+  // ---- The money (ledger-books.ts) ----
+
   summary(): LedgerSummary {
-    return this.summarise(this.state(), this.held());
+    return this.books.summary();
   }
 
   /** Adds money (welcome credit, top-up, refund). Idempotent by entry id. */
   credit(input: MoneyInput): CreditResult {
-    if (!isMoney(input.amountMicros)) return { ok: false, reason: "invalid_amount" };
-    return this.write(() => {
-      const existing = this.entry(input.entryId);
-      if (existing) return { ok: true, entry: existing };
-      return { ok: true, entry: this.post(moneyPosting(input, 1)) };
-    });
+    return this.write(() => this.books.credit(input));
   }
 
   /** Takes money (analysis fee, plan fee, exchange purchase) only if the available balance covers it. Idempotent by entry id. */
   debit(input: MoneyInput): DebitResult {
-    if (!isMoney(input.amountMicros)) return { ok: false, reason: "invalid_amount" };
-    return this.write(() => {
-      const existing = this.entry(input.entryId);
-      if (existing) return { ok: true, entry: existing };
-      if (this.summary().available_micros < input.amountMicros) return { ok: false, reason: "insufficient_balance" };
-      return { ok: true, entry: this.post(moneyPosting(input, -1)) };
-    });
+    return this.write(() => this.books.debit(input));
   }
 
-  /**
-   * Gives back exactly what a debit took (a failed analysis, a cancelled order): nothing when that
-   * debit never happened, and once only (idempotent by the refund's entry id).
-   */
-  refund(input: { entryId: string; ofEntryId: string; type: string; description?: string | null; createdAt: string }): RefundResult {
-    return this.write(() => {
-      const existing = this.entry(input.entryId);
-      if (existing) return { ok: true, entry: existing };
-      const original = this.entry(input.ofEntryId);
-      if (!original || original.amount_micros >= 0) return { ok: false, reason: "nothing_to_refund" };
-      const posting = { id: input.entryId, type: input.type, amountMicros: -original.amount_micros, at: input.createdAt };
-      return { ok: true, entry: this.post({ ...posting, callId: original.call_id, description: input.description ?? null }) };
-    });
+  /** Gives back exactly what a debit took, once, and nothing when that debit never happened: LedgerBooks.refund. */
+  refund(input: RefundInput): RefundResult {
+    return this.write(() => this.books.refund(input));
   }
 
   /** A new billing cycle: included minutes start again. */
   startCycle(): void {
-    this.sql.exec("UPDATE state SET cycle_seconds_used = 0 WHERE id = 1");
-  }
-
-  /** The account's next case or ticket number: each handed out once, in order (sequences.ts). */
-  nextNumber(sequence: "case" | "ticket"): number {
-    return this.ctx.storage.transactionSync(() => nextNumber(this.sql, sequence));
+    this.books.startCycle();
   }
 
   /** Newest first. */
   listEntries(limit: number, offset: number): { total: number; items: LedgerEntry[] } {
-    const total = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM entries").one().n;
-    const items = this.sql
-      .exec<LedgerEntry>(`SELECT ${ENTRY_COLUMNS} FROM entries ORDER BY seq DESC LIMIT ? OFFSET ?`, limit, offset)
-      .toArray();
-    return { total, items };
+    return this.books.listEntries(limit, offset);
+  }
+
+  /** The account's next case or ticket number: each handed out once, in order (sequences.ts). */
+  nextNumber(sequence: "case" | "ticket"): number {
+    return this.write(() => nextNumber(this.ctx.storage.sql, sequence));
   }
 
   /** One change to storage: everything `change` writes commits together, or nothing does if it throws. */
   private write<T>(change: () => T): T {
     return this.ctx.storage.transactionSync(change);
   }
-
-  /** Moves the balance and records the entry that says why. Runs inside the caller's write(). */
-  private post(posting: Posting): LedgerEntry {
-    const balanceAfter = this.state().balance_micros + posting.amountMicros;
-    this.sql.exec("UPDATE state SET balance_micros = ? WHERE id = 1", balanceAfter);
-    this.sql.exec(
-      `INSERT INTO entries (id, type, amount_micros, balance_after_micros, call_id, description, waived_micros, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      posting.id,
-      posting.type,
-      posting.amountMicros,
-      balanceAfter,
-      posting.callId ?? null,
-      posting.description ?? null,
-      posting.waivedMicros ?? 0,
-      posting.at,
-    );
-    return this.entry(posting.id)!;
-  }
-
-  private state() {
-    return this.sql
-      .exec<{ balance_micros: number; cycle_seconds_used: number; pilot_seconds_used: number; waived_total_micros: number }>(
-        "SELECT balance_micros, cycle_seconds_used, pilot_seconds_used, waived_total_micros FROM state WHERE id = 1",
-      )
-      .one();
-  }
-
-  private summarise(state: ReturnType<AccountLedger["state"]>, held: ReturnType<AccountLedger["held"]>): LedgerSummary {
-    return { ...state, available_micros: state.balance_micros - held.reserved_micros, ports_in_use: held.calls };
-  }
-
-  private held() {
-    return this.sql
-      .exec<{ calls: number; reserved_micros: number; pilot_seconds: number; included_seconds: number }>(
-        `SELECT COUNT(*) AS calls, COALESCE(SUM(reserved_micros), 0) AS reserved_micros,
-         COALESCE(SUM(pilot_seconds), 0) AS pilot_seconds, COALESCE(SUM(included_seconds), 0) AS included_seconds
-         FROM active_calls`,
-      )
-      .one();
-  }
-
-  private entry(id: string): LedgerEntry | undefined {
-    return this.sql.exec<LedgerEntry>(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE id = ?`, id).toArray()[0];
-  }
 }
-
-const isMoney = (micros: number) => Number.isSafeInteger(micros) && micros > 0;
-
-/** A credit (sign 1) or debit (sign -1) as the entry it posts. */
-const moneyPosting = (input: MoneyInput, sign: 1 | -1): Posting => ({
-  id: input.entryId,
-  type: input.type,
-  amountMicros: sign * input.amountMicros,
-  callId: input.callId ?? null,
-  description: input.description,
-  at: input.createdAt,
-});

@@ -4,23 +4,30 @@ import type { AdmissionRejection, AdmissionTicket, AdmitRequest, CallEvent, Medi
 import type { AdmissionDestination, CallRecord } from "./admission.ts";
 import type { Reservation, Settlement, Terms } from "./billing.ts";
 
-/** What the ledger's books offer the call ledger: its money and counters, in the same storage. */
+/** A money movement the AccountLedger's books record, unique in the ledger by its id. */
+export type Posting = {
+  id: string;
+  type: string;
+  /** Signed: positive adds to the balance, negative takes from it. */
+  amountMicros: number;
+  /** The call the money is for, shown with the entry. */
+  callId?: string | null;
+  description?: string | null;
+  waivedMicros?: number;
+  at: string;
+};
+
+/** What the AccountLedger's books offer the call ledger: its money and counters, in the same storage. */
 export type Books = {
   balance(): { balance_micros: number; cycle_seconds_used: number; pilot_seconds_used: number };
-  held(): { calls: number; reserved_micros: number; pilot_seconds: number; included_seconds: number };
-  /** Posts a money movement (negative: a charge) and returns the balance after it. */
-  post(posting: {
-    id: string;
-    type: string;
-    amountMicros: number;
-    callId: string;
-    description: string | null;
-    waivedMicros?: number;
-    at: string;
-  }): number;
+  /** Posts a money movement (negative: a charge). */
+  post(posting: Posting): void;
   /** Moves the usage counters (seconds; micro-dollars waived by the pilot). */
   count(cycleSeconds: number, pilotSeconds: number, waivedMicros: number): void;
 };
+
+/** What the live calls hold between them: ports, money set aside, free seconds of each kind. */
+export type Held = { calls: number; reserved_micros: number; pilot_seconds: number; included_seconds: number };
 
 export type CallLimits = {
   /** A node's calls are ended this long after its last sign of life. */
@@ -65,6 +72,9 @@ export type AdmitCallResult =
 
 export type ReportInput = { nodeId: string; bootId: string; events: ReportedEvent[]; live: string[]; nowMs: number; limits: CallLimits };
 
+/** What the ledger charged for a call, as its end message carries it to D1. */
+export type Charge = { billsec: number; charged_micros: number };
+
 /** What the call-records queue carries to D1, in the order the ledger wrote it. */
 export type CallRecordMessage =
   | { type: "record"; record: CallRecord }
@@ -74,12 +84,15 @@ export type CallRecordMessage =
       customer_id: string;
       event: CallEvent;
       /** What the ledger charged, on the end. */
-      charge: { billsec: number; charged_micros: number } | null;
+      charge: Charge | null;
       /** The real end of a call the ledger had ended as node_lost: it replaces that end. */
       supersede?: boolean;
     }
   /** A file of the call stored in R2 before its record reached D1. */
   | { type: "media"; call_id: string; name: MediaName; key: string };
+
+/** A call's event as the queue carries it. */
+export type CallEventMessage = Extract<CallRecordMessage, { type: "event" }>;
 
 /**
  * What the ledger knows of one call, for the API while D1 has it a moment later: whether it is up

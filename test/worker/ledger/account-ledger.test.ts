@@ -4,7 +4,8 @@
 // versions, and each change written whole or not at all.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AccountLedger, LEDGER_MIGRATIONS, migrate, storageVersion } from "../../../durable-objects/account-ledger.ts";
+import { AccountLedger } from "../../../durable-objects/account-ledger.ts";
+import { LEDGER_MIGRATIONS, migrate, storageVersion } from "../../../durable-objects/ledger-migrations.ts";
 import {
   admitted,
   answered,
