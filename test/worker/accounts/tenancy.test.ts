@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { issueInvoices } from "../../../worker/services/billing/invoices.ts";
 import { addTranscript, giveVerdict } from "../fixtures/call-record.ts";
-import { request, type Reply, type RequestOptions } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, request, type RequestOptions } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, testServices, uniqueEmail, type Session } from "../fixtures/factory.ts";
 import { authorizeAgent } from "../fixtures/oauth.ts";
@@ -30,9 +30,10 @@ type OpenApiDocument = {
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
-const served = await request<OpenApiDocument>("GET", "/api/openapi.json");
+const served = await request("GET", "/api/openapi.json");
 if (served.status !== 200) throw new Error(`GET /api/openapi.json answered ${served.status}`);
-const doc = served.body;
+// The document describes every route but its own.
+const doc = served.body as OpenApiDocument;
 const base = doc.servers?.[0]?.url ?? "";
 
 type Operation = {
@@ -97,11 +98,6 @@ const twoAccounts = () =>
     return { a, b: { ...b, apiKey: key.body.key as string } };
   })());
 
-const created = (res: Reply, what: string) => {
-  expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(201);
-  return res.body;
-};
-
 /**
  * An ended call of `owner`'s, placed through the node API, with its recording and a capture
  * uploaded, and a verdict and a transcript as the analysis pipeline leaves them.
@@ -146,24 +142,25 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     expect(begin.status).toBe(200);
     const credential = await (await SoftwareAuthenticator.create()).register(begin.body.options);
     const complete = await owner.client.post("/api/auth/passkeys/register/complete", { credential, state: begin.body.state });
-    return created(complete, "passkey").id;
+    return bodyOf(complete, 201, "passkey").id;
   },
-  key_id: async (owner) => created(await owner.client.post("/api/auth/api-keys", { name: "owner's key" }), "API key").id,
+  key_id: async (owner) => bodyOf(await owner.client.post("/api/auth/api-keys", { name: "owner's key" }), 201, "API key").id,
   grant_id: async (owner) => (await authorizeAgent(owner, ["calls:read"])).grantId,
-  user_id: async (owner) => created(await owner.client.post("/api/customer/users", { email: uniqueEmail("member") }), "user").user.id,
+  user_id: async (owner) => bodyOf(await owner.client.post("/api/customer/users", { email: uniqueEmail("member") }), 201, "user").user.id,
   dest_id: async (owner) => (await addDestination(owner)).id,
   ip_id: async (owner) => (await addWhitelistEntry(owner, v4Block().cidr)).id,
   // {rule_id} names a routing rule, an automation rule or an alert rule, by the path it is in.
   rule_id: async (owner, _made, path) => {
     if (path.startsWith("/automation/"))
-      return created(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), "automation rule").id;
+      return bodyOf(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), 201, "automation rule").id;
     if (path.startsWith("/customer/alert-rules/"))
-      return created(await owner.client.post("/api/customer/alert-rules", { name: "Tenancy" }), "alert rule").id;
+      return bodyOf(await owner.client.post("/api/customer/alert-rules", { name: "Tenancy" }), 201, "alert rule").id;
     return (await addRoutingRule(owner, "4930", (await addDestination(owner)).id)).id;
   },
   channel_id: async (owner) =>
-    created(
+    bodyOf(
       await owner.client.post("/api/customer/alert-channels", { kind: "slack", url: "https://hooks.nowhere.invalid/T/B/x" }),
+      201,
       "alert channel",
     ).id,
   delivery_id: async (owner) => {
@@ -176,16 +173,16 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     return (await owner.client.get("/api/customer/webhook/deliveries")).body.items[0].id;
   },
   control_id: async (owner) => {
-    created(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), "automation rule");
+    expectStatus(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), 201, "automation rule");
     await testServices().verdicts.deliver(await verdictEvent(owner, { ani: uniqueAni() }));
     const controls = await owner.client.get("/api/automation/controls");
     return controls.body.items[0].id;
   },
   call_id: recordedCall,
-  case_id: async (owner) => created(await owner.client.post("/api/cases", { title: "Tenancy" }), "case").id,
+  case_id: async (owner) => bodyOf(await owner.client.post("/api/cases", { title: "Tenancy" }), 201, "case").id,
   // Links of one recorded call per account: a call costs a whitelist entry, and the account is shared by the whole file.
-  share_id: async (owner) => created(await owner.client.post(`/api/calls/${await callToShare(owner)}/share`, {}), "share link").id,
-  ticket_id: async (owner) => created(await owner.client.post("/api/support/tickets", { subject: "Tenancy", body: "?" }), "ticket").id,
+  share_id: async (owner) => bodyOf(await owner.client.post(`/api/calls/${await callToShare(owner)}/share`, {}), 201, "share link").id,
+  ticket_id: async (owner) => bodyOf(await owner.client.post("/api/support/tickets", { subject: "Tenancy", body: "?" }), 201, "ticket").id,
   test_call_id: async (owner) => {
     await defaultDestinationOf(owner);
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550100" });
@@ -197,7 +194,7 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   number_id: async (owner) => {
     await defaultDestinationOf(owner);
     const number = `+1415${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000_000).padStart(7, "0")}`;
-    return created(await owner.client.post("/api/customer/verified-numbers", { number }), "verified number").id;
+    return bodyOf(await owner.client.post("/api/customer/verified-numbers", { number }), 201, "verified number").id;
   },
   invoice_id: async (owner) => {
     // The Cron Trigger invoices last month: this month's (the welcome credit) is issued on the 1st of the next.
