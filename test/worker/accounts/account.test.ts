@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newApp } from "../../../worker/app.ts";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { addMember, createAccount, makePlatformAdmin, newPassword, signInBrowser, uniqueEmail } from "../fixtures/factory.ts";
 
 describe("GET/PUT /api/customer/profile", () => {
@@ -13,7 +13,7 @@ describe("GET/PUT /api/customer/profile", () => {
     expect(empty.body).toMatchObject({ switch_vendor: null, profile_completed_at: null });
     await owner.client.put("/api/customer/profile", { switch_vendor: "Ribbon", expected_volume: "2M min/month" });
     const res = await member.client.put("/api/customer/profile", { contact_role: "NOC lead", switch_vendor: null });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ switch_vendor: null, expected_volume: "2M min/month", contact_role: "NOC lead" });
     expect(res.body.profile_completed_at).toBeTypeOf("string");
     expect((await owner.client.get("/api/auth/me")).body.profile).toMatchObject({ contact_role: "NOC lead" });
@@ -39,7 +39,7 @@ describe("POST /api/customer/terms/accept", () => {
     const owner = await createAccount({ accept_terms: false });
     expect(owner.account.terms_version).toBeNull();
     const res = await owner.client.post("/api/customer/terms/accept");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ terms_version: "2026-01", terms_current_version: "2026-01" });
     expect((await owner.client.get("/api/auth/me")).body.terms_version).toBe("2026-01");
   });
@@ -63,7 +63,7 @@ describe("account status and the signup switch", () => {
     const owner = await createAccount();
     await env.DB.prepare("UPDATE customers SET status = 'suspended' WHERE id = ?").bind(owner.account.id).run();
     const login = await request("POST", "/api/auth/login", { body: { email: owner.email, password: owner.password } });
-    expect(login.status).toBe(403);
+    expectStatus(login, 403);
     expect(login.body).toEqual({ detail: "Account suspended" });
     expect((await owner.client.get("/api/auth/me")).body).toEqual({ detail: "Account suspended" });
   });
@@ -106,7 +106,7 @@ describe("platform administrators", () => {
       body: { customer_id: customer.account.id, reason: "Ticket 7" },
       headers: { "X-Client": "web" },
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.headers.get("set-cookie")).toBeNull();
     const acting = as({ token: res.body.access_token });
     const me = await acting.get("/api/auth/me");
@@ -119,7 +119,7 @@ describe("platform administrators", () => {
       ["/api/auth/passkeys/register/begin", undefined],
     ] as const) {
       const refused = await acting.post(path, body);
-      expect(refused.status, path).toBe(403);
+      expectStatus(refused, 403, path);
       expect(refused.body).toEqual({ detail: "impersonation_forbidden" });
     }
     expect((await customer.client.get("/api/auth/me")).status).toBe(200);

@@ -5,6 +5,7 @@ import { endedCall } from "../fixtures/call.ts";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { createAccount, testServices, type Session } from "../fixtures/factory.ts";
 import { untilRecorded } from "../fixtures/node-client.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const DAY = 86_400_000;
 const today = () => Date.now() - (Date.now() % DAY);
@@ -107,7 +108,7 @@ describe("GET /api/customer/dashboard", () => {
   it("counts the account's own calls, risk, minutes, spend and countries by UTC calendar day", async () => {
     const { owner, seeds, T } = await seededAccount();
     const res = await owner.client.get("/api/customer/dashboard");
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expectStatus(res, 200);
     const d = res.body;
     const from = T - 29 * DAY;
     const inWindow = seeds.filter((s) => s.at >= from);
@@ -182,7 +183,7 @@ describe("GET /api/customer/dashboard", () => {
     expect((await owner.client.get("/api/customer/dashboard?days=366")).body.calls_per_day).toHaveLength(366);
     for (const days of ["0", "367", "x"]) {
       const res = await owner.client.get(`/api/customer/dashboard?days=${days}`);
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail[0].loc).toEqual(["query", "days"]);
     }
   });
@@ -207,7 +208,7 @@ describe("GET /api/customer/stats", () => {
     const { owner, T } = await seededAccount();
     const day = iso(T - DAY).slice(0, 10);
     const res = await owner.client.get(`/api/customer/stats?from=${day}&to=${iso(T)}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({
       from: iso(T - DAY),
       to: iso(T),
@@ -239,7 +240,7 @@ describe("GET /api/customer/stats", () => {
   it("refuses a malformed from, naming it", async () => {
     const owner = await createAccount();
     const res = await owner.client.get("/api/customer/stats?from=yesterday");
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.detail[0].loc).toEqual(["query", "from"]);
   });
 });

@@ -3,6 +3,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { addMember, createAccount, type Session } from "../fixtures/factory.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const stored = async (owner: Session) =>
   (
@@ -29,7 +30,7 @@ describe("POST /customer/events", () => {
       { user_id: expect.any(String), kind: "feature_used", props: { name: "calls.export" } },
     ]);
     expect(JSON.stringify(rows)).not.toMatch(/hunter2|4111|secret=|form contents/);
-    expect(me.status).toBe(200);
+    expectStatus(me, 200);
   });
 
   it("takes 50 events in one call and refuses 51 with 422 naming events, storing nothing", async () => {
@@ -37,7 +38,7 @@ describe("POST /customer/events", () => {
     const event = { kind: "page_view", props: { path: "/dashboard" } };
     expect((await owner.client.post("/api/customer/events", { events: Array(50).fill(event) })).body).toEqual({ count: 50 });
     const over = await owner.client.post("/api/customer/events", { events: Array(51).fill(event) });
-    expect(over.status).toBe(422);
+    expectStatus(over, 422);
     expect(over.body.detail[0].loc).toEqual(["body", "events"]);
     expect(await stored(owner)).toHaveLength(50);
   });
@@ -55,7 +56,7 @@ describe("POST /customer/events", () => {
       [],
     ]) {
       const res = await owner.client.post("/api/customer/events", { events });
-      expect(res.status, JSON.stringify(events)).toBe(422);
+      expectStatus(res, 422, JSON.stringify(events));
       expect(res.body.detail[0].loc[1]).toBe("events");
     }
     expect(await stored(owner)).toEqual([]);

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { putCallFeatures, putDataLocation } from "../../../worker/services/accounts/settings.ts";
 import { sweepLowBalanceAlerts } from "../../../worker/services/alerts/low-balance.ts";
 import { addMember, createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const mailsTo = async (email: string) =>
   (await env.DB.prepare("SELECT subject FROM outbox_emails WHERE to_address = ?").bind(email).all<{ subject: string }>()).results;
@@ -23,7 +24,7 @@ describe("GET/PUT /api/customer/tax-id", () => {
     const owner = await createAccount();
     expect((await owner.client.get("/api/customer/tax-id")).body).toEqual({ tax_id: null });
     const set = await owner.client.put("/api/customer/tax-id", { tax_id: "  123456789RT0001 " });
-    expect(set.status).toBe(200);
+    expectStatus(set, 200);
     expect(set.body).toEqual({ tax_id: "123456789RT0001" });
     expect((await owner.client.get("/api/auth/me")).body.tax_id).toBe("123456789RT0001");
     expect((await owner.client.put("/api/customer/tax-id", { tax_id: "" })).body).toEqual({ tax_id: null });
@@ -36,7 +37,7 @@ describe("GET/PUT /api/customer/tax-id", () => {
     await owner.client.put("/api/customer/tax-id", { tax_id: "KEEP" });
     for (const body of [{}, { tax_id: "x".repeat(65) }, { tax_id: 12 }]) {
       const res = await owner.client.put("/api/customer/tax-id", body);
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail[0].loc).toContain("tax_id");
     }
     expect((await owner.client.get("/api/customer/tax-id")).body).toEqual({ tax_id: "KEEP" });
@@ -47,17 +48,17 @@ describe("GET/PUT /api/customer/data-location", () => {
   it("starts in ca and lists the regions the platform has", async () => {
     const owner = await createAccount();
     const res = await owner.client.get("/api/customer/data-location");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({ data_region: "ca", media_region: "ca", data_regions: ["ca"], media_regions: ["ca"] });
   });
 
   it("refuses a region without a bucket or relay there, naming the field, and changes nothing", async () => {
     const owner = await createAccount();
     const data = await owner.client.put("/api/customer/data-location", { data_region: "eu" });
-    expect(data.status).toBe(422);
+    expectStatus(data, 422);
     expect(data.body.detail[0].loc).toEqual(["body", "data_region"]);
     const media = await owner.client.put("/api/customer/data-location", { media_region: "us" });
-    expect(media.status).toBe(422);
+    expectStatus(media, 422);
     expect(media.body.detail[0].loc).toEqual(["body", "media_region"]);
     expect((await owner.client.get("/api/auth/me")).body).toMatchObject({ data_region: "ca", media_region: "ca" });
   });
@@ -128,7 +129,7 @@ describe("GET/PUT /api/customer/low-balance-alert", () => {
     const owner = await createAccount();
     for (const body of [{ threshold: -1 }, { threshold: "ten" }, { enabled: "yes" }]) {
       const res = await owner.client.put("/api/customer/low-balance-alert", body);
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail[0].loc).toEqual(["body", Object.keys(body)[0]]);
     }
     expect((await owner.client.get("/api/customer/low-balance-alert")).body.threshold).toBe(5);
@@ -161,7 +162,7 @@ describe("GET/PUT /api/customer/billing-address", () => {
   ])("in Canada, province %s: %j", async (province, components, rate) => {
     const owner = await createAccount();
     const res = await owner.client.put("/api/customer/billing-address", { name: "Carrier", country: "ca", province });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ country: "CA", province, tax_exempt: false, tax_components: components, tax_rate_pct: rate });
     expect((await owner.client.get("/api/auth/me")).body).toMatchObject({ country: "CA", province });
   });
@@ -183,10 +184,10 @@ describe("GET/PUT /api/customer/billing-address", () => {
     const owner = await createAccount();
     await owner.client.put("/api/customer/billing-address", { country: "CA", province: "ON" });
     const province = await owner.client.put("/api/customer/billing-address", { country: "CA", province: "TX" });
-    expect(province.status).toBe(422);
+    expectStatus(province, 422);
     expect(province.body.detail[0].loc).toEqual(["body", "province"]);
     const country = await owner.client.put("/api/customer/billing-address", { country: "Canada" });
-    expect(country.status).toBe(422);
+    expectStatus(country, 422);
     expect(country.body.detail[0].loc).toEqual(["body", "country"]);
     expect((await owner.client.get("/api/customer/billing-address")).body).toMatchObject({ country: "CA", province: "ON" });
   });
@@ -198,7 +199,7 @@ describe("GET/PUT /api/customer/call-features", () => {
     expect((await owner.client.get("/api/customer/call-features")).body).toEqual({ dialer_enabled: false, test_calls_enabled: true });
     expect((await owner.client.post("/api/customer/dialer/session", {})).body).toMatchObject({ detail: "dialer_disabled" });
     const on = await owner.client.put("/api/customer/call-features", { dialer_enabled: true });
-    expect(on.status).toBe(200);
+    expectStatus(on, 200);
     expect(on.body).toEqual({ dialer_enabled: true, test_calls_enabled: true });
     expect((await owner.client.get("/api/auth/me")).body.dialer_enabled).toBe(true);
     expect((await owner.client.post("/api/customer/dialer/session", {})).status).toBe(200);
@@ -208,7 +209,7 @@ describe("GET/PUT /api/customer/call-features", () => {
     const owner = await createAccount();
     await owner.client.put("/api/customer/call-features", { test_calls_enabled: false });
     const res = await owner.client.post("/api/customer/test-calls", { number: "+15145550100" });
-    expect(res.status).toBe(403);
+    expectStatus(res, 403);
     expect(res.body).toEqual({ detail: "test_calls_disabled" });
   });
 
@@ -216,7 +217,7 @@ describe("GET/PUT /api/customer/call-features", () => {
     const owner = await createAccount();
     const member = await addMember(owner);
     const res = await member.client.put("/api/customer/call-features", { dialer_enabled: true });
-    expect(res.status).toBe(403);
+    expectStatus(res, 403);
     expect(res.body).toEqual({ detail: "owner_required" });
     const agent = { ...(await principalOf(owner)), via: "connector" as const };
     await expect(putCallFeatures(testServices(), agent, { dialer_enabled: true })).rejects.toMatchObject({ detail: "connector_forbidden" });
@@ -226,7 +227,7 @@ describe("GET/PUT /api/customer/call-features", () => {
   it("refuses a switch that is not a boolean, naming the field", async () => {
     const owner = await createAccount();
     const res = await owner.client.put("/api/customer/call-features", { dialer_enabled: "yes" });
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.detail[0].loc).toContain("dialer_enabled");
   });
 });

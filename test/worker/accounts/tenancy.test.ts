@@ -74,7 +74,7 @@ describe("authentication", () => {
 
   it.each(secured.map((op) => [op.name, op] as const))("%s answers 401 without a credential", async (_, op) => {
     const res = await request(op.method, `${base}${fill(op.path, {})}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(401);
+    expectStatus(res, 401);
     expect(res.body).toEqual({ detail: "Not authenticated" });
   });
 });
@@ -94,7 +94,7 @@ const twoAccounts = () =>
       .bind(a.account.id, new Date().toISOString())
       .run();
     const key = await b.client.post("/api/auth/api-keys", { name: "tenancy" });
-    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    expectStatus(key, 201);
     return { a, b: { ...b, apiKey: key.body.key as string } };
   })());
 
@@ -139,7 +139,7 @@ const callToShare = (owner: Session) => {
 const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, path: string) => Promise<string>> = {
   passkey_id: async (owner) => {
     const begin = await owner.client.post("/api/auth/passkeys/register/begin");
-    expect(begin.status).toBe(200);
+    expectStatus(begin, 200);
     const credential = await (await SoftwareAuthenticator.create()).register(begin.body.options);
     const complete = await owner.client.post("/api/auth/passkeys/register/complete", { credential, state: begin.body.state });
     return bodyOf(complete, 201, "passkey").id;
@@ -168,7 +168,7 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
       url: "https://hooks.nowhere.invalid/x",
       secret: "a shared secret of ours",
     });
-    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expectStatus(put, 200);
     expect((await owner.client.post("/api/customer/webhook/test")).status).toBe(200);
     return (await owner.client.get("/api/customer/webhook/deliveries")).body.items[0].id;
   },
@@ -186,7 +186,7 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
   test_call_id: async (owner) => {
     await defaultDestinationOf(owner);
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550100" });
-    expect(res.status, `test call: ${JSON.stringify(res.body)}`).toBe(202);
+    expectStatus(res, 202, `test call: ${JSON.stringify(res.body)}`);
     return res.body.id;
   },
   // The operator's settings of an account (admin routes): A's own id.
@@ -282,7 +282,7 @@ const CREDENTIALS: Record<string, { label: string; present: (b: Accounts["b"]) =
     present: async (b) => {
       const own = await recordedCall(b);
       const minted = await b.client.get(`/api/calls/${own}/recording-token`);
-      expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+      expectStatus(minted, 200);
       return { query: { t: new URL(minted.body.url).searchParams.get("t")! } };
     },
   },

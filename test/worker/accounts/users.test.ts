@@ -1,7 +1,7 @@
 // Spec "Users of the account": invitations, temporary passwords, deactivation, resend.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { addMember, createAccount, latestMailTo, newPassword, signIn, temporaryPasswordFor, uniqueEmail } from "../fixtures/factory.ts";
 
 describe("GET /api/customer/users", () => {
@@ -9,7 +9,7 @@ describe("GET /api/customer/users", () => {
     const owner = await createAccount();
     const member = await addMember(owner, "Grace");
     const list = await member.client.get("/api/customer/users");
-    expect(list.status).toBe(200);
+    expectStatus(list, 200);
     expect(list.body.max_users).toBe(10);
     expect(list.body.items.map((u: any) => [u.email, u.role, u.is_active])).toEqual([
       [owner.email, "owner", true],
@@ -25,7 +25,7 @@ describe("POST /api/customer/users", () => {
     const owner = await createAccount();
     const email = uniqueEmail("invitee");
     const res = await owner.client.post("/api/customer/users", { email: email.toUpperCase(), name: "Ada" });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.user).toMatchObject({
       email,
       name: "Ada",
@@ -47,7 +47,7 @@ describe("POST /api/customer/users", () => {
     expect(me.body.email).not.toBe(email);
     // Until the password is changed, nothing else answers.
     const blocked = await member.get("/api/customer/users");
-    expect(blocked.status).toBe(403);
+    expectStatus(blocked, 403);
     expect(blocked.body).toEqual({ detail: "password_change_required" });
     const password = newPassword();
     expect((await member.post("/api/auth/change-password", { current_password: temporary, new_password: password })).status).toBe(204);
@@ -60,7 +60,7 @@ describe("POST /api/customer/users", () => {
     const owner = await createAccount();
     const other = await createAccount();
     const res = await owner.client.post("/api/customer/users", { email: other.email });
-    expect(res.status).toBe(409);
+    expectStatus(res, 409);
     expect(res.body).toEqual({ detail: "Email already registered" });
   });
 
@@ -68,7 +68,7 @@ describe("POST /api/customer/users", () => {
     const owner = await createAccount();
     for (let i = 0; i < 9; i++) expect((await owner.client.post("/api/customer/users", { email: uniqueEmail("crew") })).status).toBe(201);
     const res = await owner.client.post("/api/customer/users", { email: uniqueEmail("crew") });
-    expect(res.status).toBe(409);
+    expectStatus(res, 409);
     expect(res.body).toEqual({ detail: "Maximum number of users reached" });
     expect((await owner.client.get("/api/customer/users")).body.items).toHaveLength(10);
   });
@@ -79,7 +79,7 @@ describe("POST /api/customer/users", () => {
     for (let i = 0; i < 9; i++) expect((await owner.client.post("/api/customer/users", { email: uniqueEmail("crew") })).status).toBe(201);
     for (const email of [registered.email, uniqueEmail("nobody")]) {
       const res = await owner.client.post("/api/customer/users", { email });
-      expect(res.status).toBe(409);
+      expectStatus(res, 409);
       expect(res.body).toEqual({ detail: "Maximum number of users reached" });
     }
   });
@@ -88,7 +88,7 @@ describe("POST /api/customer/users", () => {
     const owner = await createAccount();
     const member = await addMember(owner);
     const res = await member.client.post("/api/customer/users", { email: uniqueEmail() });
-    expect(res.status).toBe(403);
+    expectStatus(res, 403);
     expect(res.body).toEqual({ detail: "owner_required" });
   });
 });
@@ -98,11 +98,11 @@ describe("PATCH /api/customer/users/{user_id}", () => {
     const owner = await createAccount();
     const member = await addMember(owner);
     const off = await owner.client.patch(`/api/customer/users/${member.userId}`, { is_active: false, name: "Gone" });
-    expect(off.status).toBe(200);
+    expectStatus(off, 200);
     expect(off.body).toMatchObject({ is_active: false, name: "Gone" });
     expect((await member.client.get("/api/auth/me")).status).toBe(401);
     const login = await request("POST", "/api/auth/login", { body: { email: member.email, password: member.password } });
-    expect(login.status).toBe(401);
+    expectStatus(login, 401);
     await owner.client.patch(`/api/customer/users/${member.userId}`, { is_active: true });
     expect(await signIn(member.email, member.password)).toBeTypeOf("string");
   });
@@ -111,7 +111,7 @@ describe("PATCH /api/customer/users/{user_id}", () => {
     const owner = await createAccount();
     const me = (await owner.client.get("/api/customer/users")).body.items[0];
     const res = await owner.client.patch(`/api/customer/users/${me.id}`, { is_active: false });
-    expect(res.status).toBe(400);
+    expectStatus(res, 400);
     expect(res.body).toEqual({ detail: "cannot_deactivate_owner" });
     expect((await owner.client.get("/api/auth/me")).status).toBe(200);
   });
@@ -121,7 +121,7 @@ describe("PATCH /api/customer/users/{user_id}", () => {
     const b = await createAccount();
     const member = await addMember(b);
     const res = await a.client.patch(`/api/customer/users/${member.userId}`, { is_active: false });
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "User not found" });
     expect((await member.client.get("/api/auth/me")).status).toBe(200);
   });
@@ -134,7 +134,7 @@ describe("POST /api/customer/users/{user_id}/resend-invite", () => {
     const { user } = (await owner.client.post("/api/customer/users", { email })).body;
     const first = temporaryPasswordFor(await latestMailTo(email));
     const res = await owner.client.post(`/api/customer/users/${user.id}/resend-invite`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.user).toMatchObject({ id: user.id, must_change_password: true });
     const second = temporaryPasswordFor(await latestMailTo(email));
     expect(second).not.toBe(first);
@@ -170,7 +170,7 @@ describe("temporary passwords are one-time codes (issue 20, finding 17)", () => 
       current_password: temporary,
       new_password: password,
     });
-    expect(changed.status).toBe(204);
+    expectStatus(changed, 204);
     expect((await login(email, password)).status).toBe(200);
     expect((await login(email, password)).status).toBe(200);
   });

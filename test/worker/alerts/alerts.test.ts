@@ -8,10 +8,11 @@ import { testAlertRule } from "../../../worker/services/alerts/rules.ts";
 import { deliveryServices } from "../fixtures/delivery.ts";
 import { createAccount, latestMailTo, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { verdictEvent } from "../fixtures/verdict.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const addRule = async (owner: Session, body: Record<string, unknown> = {}) => {
   const res = await owner.client.post("/api/customer/alert-rules", { name: "NOC", ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201);
   return res.body;
 };
 
@@ -21,7 +22,7 @@ const addChannel = async (owner: Session, body: Record<string, unknown> = {}) =>
     url: "https://hooks.slack.com/services/T1/B2/secret-token",
     ...body,
   });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201);
   return res.body;
 };
 
@@ -65,7 +66,7 @@ describe("alert rules", () => {
   it("need a delivery, a max_mos for a quality trigger, and channels of the account's own (422, nothing stored)", async () => {
     const owner = await createAccount();
     const none = await owner.client.post("/api/customer/alert-rules", { name: "x", email_enabled: false });
-    expect(none.status).toBe(422);
+    expectStatus(none, 422);
     expect(none.body.detail[0]).toMatchObject({
       loc: ["body", "email_enabled"],
       msg: "the rule needs at least one delivery: email or a connected channel",
@@ -74,7 +75,7 @@ describe("alert rules", () => {
     expect(quality.body.detail[0].loc).toEqual(["body", "max_mos"]);
     const foreign = await addChannel(await createAccount());
     const theirs = await owner.client.post("/api/customer/alert-rules", { name: "x", channel_ids: [foreign.id] });
-    expect(theirs.status).toBe(422);
+    expectStatus(theirs, 422);
     expect(theirs.body.detail[0].loc).toEqual(["body", "channel_ids"]);
     const bad = await owner.client.post("/api/customer/alert-rules", { name: "x", recipients: ["not-an-address"], min_probability: -1 });
     expect(bad.body.detail.map((d: any) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.recipients.0", "body.min_probability"]));
@@ -119,7 +120,7 @@ describe("alert rules", () => {
     });
     expect(changed.body).toMatchObject({ channel_ids: [channel.id], email_enabled: false, categories: ["robocall"] });
     const left = await owner.client.patch(`/api/customer/alert-rules/${rule.id}`, { channel_ids: [] });
-    expect(left.status).toBe(422);
+    expectStatus(left, 422);
     expect(left.body.detail[0]).toMatchObject({
       loc: ["body", "channel_ids"],
       msg: "the rule needs at least one delivery: email or a connected channel",
@@ -180,7 +181,7 @@ describe("POST /customer/alert-rules/{id}/test", () => {
     const channel = await addChannel(owner, { kind: "webhook", url: "https://alerts.invalid/hook" });
     const rule = await addRule(owner, { channel_ids: [channel.id], email_enabled: false });
     const res = await owner.client.post(`/api/customer/alert-rules/${rule.id}/test`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       sent: false,
       recipients: [],
@@ -421,7 +422,7 @@ describe("alert channels (our extension)", () => {
       "not a url",
     ]) {
       const res = await owner.client.post("/api/customer/alert-channels", { kind: "webhook", url });
-      expect(res.status, url).toBe(422);
+      expectStatus(res, 422, url);
       expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
     }
     expect((await owner.client.get("/api/customer/alert-channels")).body).toEqual([]);

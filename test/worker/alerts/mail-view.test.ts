@@ -6,7 +6,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../../worker/index.ts";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { createAccount, newPassword, signIn, testServices, uniqueEmail } from "../fixtures/factory.ts";
 
 const localBindings = { ...env, LOCAL_MAIL_VIEW: "true" };
@@ -32,7 +32,7 @@ describe("local mail view", () => {
     const owner = await createAccount();
     const email = uniqueEmail("invited");
     const invite = await owner.client.post("/api/customer/users", { email, name: "Ada" });
-    expect(invite.status).toBe(201);
+    expectStatus(invite, 201);
     expect(invite.body.welcome_email).toEqual({ sent: false, error: null, skipped_reason: "mail_not_configured" });
 
     // What `npm run mail -- --to <email>` reads.
@@ -54,7 +54,7 @@ describe("local mail view", () => {
     const member = as({ token: await signIn(email, temporary) });
     expect((await member.get("/api/auth/me")).body).toMatchObject({ must_change_password: true });
     const blocked = await member.get("/api/customer/users");
-    expect(blocked.status).toBe(403);
+    expectStatus(blocked, 403);
     expect(blocked.body).toEqual({ detail: "password_change_required" });
     const password = newPassword();
     expect((await member.post("/api/auth/change-password", { current_password: temporary, new_password: password })).status).toBe(204);
@@ -96,7 +96,7 @@ describe("local mail view", () => {
   it("keeps an alert rule's test e-mail for the view, where mail sending is not configured", async () => {
     const owner = await createAccount();
     const rule = await owner.client.post("/api/customer/alert-rules", { name: "NOC", recipients: ["noc@carrier.test"] });
-    expect(rule.status).toBe(201);
+    expectStatus(rule, 201);
     const ctx = createExecutionContext();
     const res = await worker.fetch(
       new Request(`http://127.0.0.1:8787/api/customer/alert-rules/${rule.body.id}/test`, {

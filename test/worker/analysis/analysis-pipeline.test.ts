@@ -10,6 +10,7 @@ import type { VerdictEvent } from "../../../worker/services/analysis/verdicts.ts
 import { endedCall, sampleOut, stereoWav, uploadRecording } from "../fixtures/call.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { callRow } from "../fixtures/node-client.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const SCAM = {
   caller: [
@@ -208,7 +209,7 @@ describe("POST /api/calls/{call_id}/analyze", () => {
   it("queues a recorded call and answers 202 with the job", async () => {
     const { owner, callId } = await recordedCall();
     const res = await owner.client.post(`/api/calls/${callId}/analyze`);
-    expect(res.status).toBe(202);
+    expectStatus(res, 202);
     expect(res.body).toEqual({ job_id: expect.any(String), analysis_status: "queued" });
     const fees = (await ledgerOf(owner)).filter((e) => e.type === "analysis");
     expect(fees).toEqual([expect.objectContaining({ amount: -0.02, call_id: callId })]);
@@ -241,7 +242,7 @@ describe("POST /api/calls/{call_id}/analyze", () => {
     try {
       expect((await owner.client.put("/api/customer/ai-mode", { mode: "expert" })).status).toBe(200);
       const res = await owner.client.post(`/api/calls/${callId}/analyze`);
-      expect(res.status).toBe(402);
+      expectStatus(res, 402);
       const jobs = await env.DB.prepare("SELECT COUNT(*) AS n FROM analysis_jobs WHERE call_id = ?").bind(callId).first<{ n: number }>();
       expect(jobs!.n).toBe(0);
     } finally {
@@ -259,7 +260,7 @@ describe("AI tiers of the account", () => {
     expect(set).toMatchObject({ status: 200, body: { mode: "lite", current: true, analysis_fee_per_call: 0.005 } });
     expect((await owner.client.get("/api/auth/me")).body.ai_mode).toBe("lite");
     const bad = await owner.client.put("/api/customer/ai-mode", { mode: "gpt-9" });
-    expect(bad.status).toBe(422);
+    expectStatus(bad, 422);
     expect(bad.body.detail[0].loc).toEqual(["body", "mode"]);
     expect((await owner.client.get("/api/auth/me")).body.ai_mode).toBe("lite");
   });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 
 describe("public catalogue", () => {
   it("lists the plan ladder from pay-as-you-go up, in USD", async () => {
     const res = await request("GET", "/api/plans");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.map((p: { code: string }) => p.code)).toEqual(["payg", "starter", "business", "carrier"]);
     const [payg, starter] = res.body;
     expect(payg).toMatchObject({ monthly_fee: 0, included_minutes: null, per_minute_rate: 0.012, min_billable_seconds: 60 });
@@ -13,7 +13,7 @@ describe("public catalogue", () => {
 
   it("lists AI tiers with names and fees only, never the provider or model", async () => {
     const res = await request("GET", "/api/ai-modes");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual([
       { mode: "lite", analysis_fee_per_call: 0.005 },
       { mode: "power", analysis_fee_per_call: 0.02 },
@@ -23,7 +23,7 @@ describe("public catalogue", () => {
 
   it("tells the sign-in page the password policy and token lifetime", async () => {
     const res = await request("GET", "/api/auth/config");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({
       signup_enabled: true,
       password_min_length: 12,

@@ -7,7 +7,7 @@ import { JOBS } from "../../../worker/cron/index.ts";
 import { issueInvoices } from "../../../worker/services/billing/invoices.ts";
 import { pdfText } from "../../shared/pdf-text.ts";
 import { exports } from "cloudflare:workers";
-import { ORIGIN } from "../fixtures/client.ts";
+import { expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { createAccount, testServices, type Session } from "../fixtures/factory.ts";
 
 /** The first instant of next month (UTC) plus an hour: the tick that invoices this month. */
@@ -58,7 +58,7 @@ async function monthOfUse(address: Record<string, unknown> | null, taxId: string
 
 async function invoiceOf(owner: Session) {
   const list = await owner.client.get("/api/customer/invoices");
-  expect(list.status).toBe(200);
+  expectStatus(list, 200);
   expect(list.body.total).toBe(1);
   return list.body.items[0];
 }

@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { checkout } from "../../../worker/services/billing/payments.ts";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 
 const SECRET = (env as unknown as { STRIPE_WEBHOOK_SECRET: string }).STRIPE_WEBHOOK_SECRET;
@@ -57,7 +57,7 @@ describe("POST /api/customer/payments/checkout", () => {
     const owner = await createAccount();
     for (const amount of [9.99, "5", 10.001, "ten", -20]) {
       const res = await owner.client.post("/api/customer/payments/checkout", { amount });
-      expect(res.status, String(amount)).toBe(422);
+      expectStatus(res, 422, String(amount));
       expect(res.body.detail[0].loc).toEqual(["body", "amount"]);
     }
   });
@@ -65,14 +65,14 @@ describe("POST /api/customer/payments/checkout", () => {
   it("paid on the local checkout page, credits the balance once", async () => {
     const owner = await createAccount();
     const session = await owner.client.post("/api/customer/payments/checkout", { amount: "50" });
-    expect(session.status, JSON.stringify(session.body)).toBe(200);
+    expectStatus(session, 200);
     expect(session.body.session_id).toMatch(/^cs_local_/);
     const path = new URL(session.body.url).pathname;
     expect(path).toBe(`/dev/checkout/${session.body.session_id}`);
     // The page is for this machine only.
     expect((await request("GET", path)).status).toBe(404);
     const shown = await request("GET", path, { headers: LOOPBACK });
-    expect(shown.status).toBe(200);
+    expectStatus(shown, 200);
     expect(shown.body).toContain("US$50.00");
     expect(await balanceOf(owner)).toBe(5);
     for (let i = 0; i < 2; i++) expect((await request("POST", `${path}/pay`, { headers: LOOPBACK })).status).toBe(200);
@@ -146,7 +146,7 @@ describe("POST /api/webhooks/payments", () => {
       }),
     ];
     for (const res of bad) {
-      expect(res.status).toBe(400);
+      expectStatus(res, 400);
       expect(res.body).toEqual({ detail: "Invalid signature" });
     }
     expect(await balanceOf(owner)).toBe(5);
@@ -165,7 +165,7 @@ describe("POST /api/customer/payments/subscribe", () => {
   it("paid, credits the fee and buys the plan with it", async () => {
     const owner = await createAccount();
     const session = await owner.client.post("/api/customer/payments/subscribe", { plan_code: "starter" });
-    expect(session.status).toBe(200);
+    expectStatus(session, 200);
     expect((await request("POST", `${new URL(session.body.url).pathname}/pay`, { headers: LOOPBACK })).status).toBe(200);
     const me = (await owner.client.get("/api/auth/me")).body;
     expect(me).toMatchObject({ plan_code: "starter", ports: 10, balance: 5 });

@@ -11,6 +11,7 @@ import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, latestMailTo, testServices, type Session } from "../fixtures/factory.ts";
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { node } from "../fixtures/node-client.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -46,17 +47,17 @@ describe("POST /api/customer/plan", () => {
     const owner = await createAccount();
     expect((await owner.client.post("/api/customer/plan", { plan_code: "platinum" })).body).toEqual({ detail: "Plan not found" });
     const same = await owner.client.post("/api/customer/plan", { plan_code: "payg" });
-    expect(same.status).toBe(409);
+    expectStatus(same, 409);
     expect(same.body).toEqual({ detail: "Already subscribed to this plan" });
     const missing = await owner.client.post("/api/customer/plan", {});
-    expect(missing.status).toBe(422);
+    expectStatus(missing, 422);
     expect(missing.body.detail[0].loc).toEqual(["body", "plan_code"]);
   });
 
   it("answers 402 when the balance does not cover the first month's fee, and charges and changes nothing", async () => {
     const owner = await createAccount();
     const res = await owner.client.post("/api/customer/plan", { plan_code: "starter" });
-    expect(res.status).toBe(402);
+    expectStatus(res, 402);
     expect(res.body).toEqual({ detail: "Insufficient balance for the first month's fee" });
     expect(await balanceOf(owner)).toBe(5);
     expect(await ledgerOf(owner)).toHaveLength(1);
@@ -76,7 +77,7 @@ describe("POST /api/customer/plan", () => {
 
     const before = Date.now();
     const res = await owner.client.post("/api/customer/plan", { plan_code: "starter" });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ plan_code: "starter", ports: 10, balance: 951, cycle_minutes_used: 0 });
     expect(Date.parse(res.body.plan_started_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(res.body.plan_renews_at).toBe(addMonth(res.body.plan_started_at));

@@ -13,6 +13,7 @@ import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { BOOT_ID, callRow, node, NODE_ID } from "../fixtures/node-client.ts";
 import { admitted, answered, ended, eventually, fundedLedger, ONE_SLICE, sipNode } from "../fixtures/ledger.ts";
 import { connectNode, untilSent, type FakeNode } from "../fixtures/test-call.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const nodes: FakeNode[] = [];
 
@@ -83,7 +84,7 @@ describe("a call the ledger holds and D1 does not have yet", () => {
     expect(await callRow(callId)).toBeNull();
 
     const read = await owner.client.get(`/api/calls/${callId}`);
-    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({
       id: callId,
       customer_id: owner.account.id,
@@ -101,24 +102,24 @@ describe("a call the ledger holds and D1 does not have yet", () => {
     });
 
     const share = await owner.client.post(`/api/calls/${callId}/share`, {});
-    expect(share.status, JSON.stringify(share.body)).toBe(201);
+    expectStatus(share, 201);
     expect(share.body).toMatchObject({ call_id: callId, active: true });
 
     const prefill = await owner.client.get(`/api/cases/prefill?call_id=${callId}`);
-    expect(prefill.status, JSON.stringify(prefill.body)).toBe(200);
+    expectStatus(prefill, 200);
     expect(prefill.body).toMatchObject({ title: "Call from +18005550100", existing_case_id: null });
 
     const opened = await owner.client.post("/api/cases", { title: "Test call", call_id: callId });
-    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    expectStatus(opened, 201);
     expect(opened.body).toMatchObject({ call_id: callId });
     expect((await owner.client.get(`/api/cases/prefill?call_id=${callId}`)).body.existing_case_id).toBe(opened.body.id);
 
     // Analysis on demand finds the call and says why it cannot run yet (nothing recorded), never 404.
     const analyse = await owner.client.post(`/api/calls/${callId}/analyze`, {});
-    expect(analyse.status, JSON.stringify(analyse.body)).toBe(409);
+    expectStatus(analyse, 409);
 
     const inspect = await owner.client.get(`/api/calls/${callId}/inspect`);
-    expect(inspect.status).toBe(200);
+    expectStatus(inspect, 200);
     expect(inspect.body).toMatchObject({ live: true, call: { id: callId, status: "active" } });
 
     // The MCP tools read the same.
@@ -144,7 +145,7 @@ describe("a call the ledger holds and D1 does not have yet", () => {
     const { callId } = await answeredTestCall(owner, "ids-node-b");
     const other = await createAccount();
     const read = await other.client.get(`/api/calls/${callId}`);
-    expect(read.status).toBe(404);
+    expectStatus(read, 404);
     expect(read.body).toEqual({ detail: "Call not found" });
     expect((await other.client.post(`/api/calls/${callId}/share`, {})).status).toBe(404);
     expect((await other.client.get(`/api/cases/prefill?call_id=${callId}`)).status).toBe(404);
@@ -214,7 +215,7 @@ describe("a call the ledger holds and D1 does not have yet", () => {
     const callId = refused.body.call_id as string;
     expect(await callRow(callId)).toBeNull();
     const read = await owner.client.get(`/api/calls/${callId}`);
-    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expectStatus(read, 200);
     expect(read.body).toMatchObject({ id: callId, status: "rejected", sip_code: 404, end_reason: "no_route", ani: "+442079460000" });
   });
 });

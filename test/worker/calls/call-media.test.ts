@@ -5,7 +5,7 @@ import { exports } from "cloudflare:workers";
 import { unzipSync } from "fflate";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { ORIGIN } from "../fixtures/client.ts";
+import { expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
@@ -126,7 +126,7 @@ describe("PUT /internal/calls/{call_id}/media/{name}", () => {
     await node.upload(callId, "callee.pcap", pcapFile());
     await node.upload(callId, "caller.pcap", pcapFile());
     const call = await owner.client.get(`/api/calls/${callId}`);
-    expect(call.status).toBe(200);
+    expectStatus(call, 200);
     expect(call.body).toMatchObject({
       recording_available: true,
       recording_wav_path: key,
@@ -274,7 +274,7 @@ describe("GET /api/calls/{call_id}/recording", () => {
   it("answers with an API key too", async () => {
     const { owner, callId, media } = await recordedCall();
     const key = await owner.client.post("/api/auth/api-keys", { name: "player" });
-    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    expectStatus(key, 201);
     const res = await exports.default.fetch(
       new Request(`${ORIGIN}/api/calls/${callId}/recording`, { headers: { "X-API-Key": key.body.key } }),
     );
@@ -295,7 +295,7 @@ describe("GET /api/calls/{call_id}/recording-token", () => {
   it("gives a short-lived link that plays without an Authorization header", async () => {
     const { owner, callId, media } = await recordedCall();
     const res = await owner.client.get(`/api/calls/${callId}/recording-token`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.expires_in).toBe(300);
     const url = new URL(res.body.url);
     expect(`${url.origin}${url.pathname}`).toBe(`${ORIGIN}/api/calls/${callId}/recording`);

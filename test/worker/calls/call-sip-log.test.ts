@@ -9,7 +9,7 @@ import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { SIP_LOG_READ_BYTES } from "../../../worker/services/calls/sip-log.ts";
 import { addSipMessages, insertCall } from "../fixtures/call-record.ts";
-import { ORIGIN } from "../fixtures/client.ts";
+import { expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import { node } from "../fixtures/node-client.ts";
 
@@ -129,7 +129,7 @@ describe("an uploaded sip-log.jsonl", () => {
 
     expect((await node.upload(call.id, "sip-log.jsonl", jsonl(LOG))).status).toBe(200);
     const res = await owner.client.get(`/api/calls/${call.id}/sip-log`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.call_id).toBe(call.id);
     expect(res.body.sip_call_id).toBe(call.sip_call_id);
     const summary = res.body.messages.map((m: any) => `${m.direction} ${m.status ?? m.method} ${m.fromip}>${m.toip}`);
@@ -210,7 +210,7 @@ describe("an uploaded sip-log.jsonl", () => {
     const body = jsonl(Array.from({ length: count }, () => line));
     expect((await node.upload(call.id, "sip-log.jsonl", body)).status).toBe(200);
     const res = await owner.client.get(`/api/calls/${call.id}/sip-log`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const shown = Math.floor(SIP_LOG_READ_BYTES / lineBytes);
     expect(res.body.messages).toHaveLength(shown);
     expect(res.body.text).toContain(`---- ${body.byteLength - shown * lineBytes} more bytes of messages not shown`);
@@ -248,7 +248,7 @@ describe("an uploaded sip-log.jsonl", () => {
     expect((await owner.client.get(`/api/calls/${call.id}/sip-log`)).body.messages).toHaveLength(LOG.length);
     for (const path of [`/api/calls/${call.id}/sip-log`, `/api/calls/${call.id}/export`]) {
       const res = await stranger.client.get(path);
-      expect(res.status, path).toBe(404);
+      expectStatus(res, 404, path);
       expect(res.body).toEqual({ detail: "Call not found" });
     }
   });

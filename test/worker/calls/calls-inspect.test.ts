@@ -8,6 +8,7 @@ import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { node } from "../fixtures/node-client.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 /** A call up now on `nodeId`, admitted and (unless ringing) answered through the node API, as the ledger holds it. */
 async function upCallOn(owner: Session, nodeId: string, answeredAgoMs: number | null = null) {
@@ -69,7 +70,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     ]);
 
     const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.live).toBe(false);
     expect(res.body.call).toMatchObject({
       id: call.id,
@@ -114,7 +115,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     const owner = await createAccount();
     const call = await insertCall(owner, { status: "failed", answered_at: null, billsec: 0, sip_code: 486 });
     const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ live: false, media: null, quality: null, verdict: null, ladder: [] });
   });
 
@@ -129,7 +130,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     const call = await upCallOn(owner, nodeId, 20_000);
 
     const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(seen).toEqual([{ type: "stats", call_id: call.id }]);
     expect(res.body.live).toBe(true);
     expect(res.body.media).toEqual({ sampled_at: sampledAt, legs });
@@ -183,7 +184,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     const call = await upCallOn(owner, nodeId, 1_000);
 
     const first = await owner.client.get(`/api/calls/${call.id}/inspect`);
-    expect(first.status).toBe(200);
+    expectStatus(first, 200);
     // One hub round trip answers both the media and the ladder.
     expect(seen).toEqual([{ type: "stats", call_id: call.id }]);
     expect(first.body.live).toBe(true);
@@ -221,7 +222,7 @@ describe("GET /api/calls/{id}/inspect", () => {
     const owner = await createAccount();
     const call = await upCallOn(owner, `absent-${crypto.randomUUID()}`);
     const res = await owner.client.get(`/api/calls/${call.id}/inspect`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ live: true, media: null, quality: null });
     expect(res.body.call.remaining_sec).toBe(14_400);
   });
@@ -243,7 +244,7 @@ describe("GET /api/calls/{id}/inspect", () => {
 
     for (const call of [nobody, await upCall(refusing), await upCall(silent), await upCall(garbled)]) {
       const res = await call.owner.client.get(`/api/calls/${call.id}/inspect`);
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expectStatus(res, 200);
       expect(res.body).toMatchObject({ live: true, media: null, quality: null });
       expect(res.body.call.id).toBe(call.id);
     }

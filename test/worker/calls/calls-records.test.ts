@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { addSipMessages, addTranscript, giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { createAccount } from "../fixtures/factory.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 /** Asserts that no key anywhere in `body` names the provider or the model. */
 function namesNoModel(body: unknown) {
@@ -44,7 +45,7 @@ describe("GET /api/calls/{id}", () => {
     const transcript = await addTranscript(owner, call.id, { language: "en", audio_seconds: 31.5, cost_micros: 3_100 });
 
     const res = await owner.client.get(`/api/calls/${call.id}`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.analysis).toEqual({
       id: current.id,
       ai_mode: "power",
@@ -91,7 +92,7 @@ describe("GET /api/calls/{id}", () => {
     const owner = await createAccount();
     const call = await insertCall(owner);
     const res = await owner.client.get(`/api/calls/${call.id}`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ analysis: null, transcript: null, case_id: null });
   });
 
@@ -114,7 +115,7 @@ describe("GET /api/calls/{id}/analysis", () => {
     });
     const newest = await giveVerdict(owner, call, { probability: 75, category: "robocall", keywords: ["press one"] });
     const res = await owner.client.get(`/api/calls/${call.id}/analysis`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ id: newest.id, probability: 75, category: "robocall", keywords: ["press one"], cost: 0.004 });
     namesNoModel(res.body);
   });
@@ -123,7 +124,7 @@ describe("GET /api/calls/{id}/analysis", () => {
     const owner = await createAccount();
     const call = await insertCall(owner);
     const res = await owner.client.get(`/api/calls/${call.id}/analysis`);
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Analysis not found" });
   });
 });
@@ -139,7 +140,7 @@ describe("GET /api/calls/{id}/transcript", () => {
     ];
     const newest = await addTranscript(owner, call.id, { text: "Hello. Who is this?", segments });
     const res = await owner.client.get(`/api/calls/${call.id}/transcript`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({
       id: newest.id,
       location: "ca",
@@ -157,7 +158,7 @@ describe("GET /api/calls/{id}/transcript", () => {
     const owner = await createAccount();
     const call = await insertCall(owner);
     const res = await owner.client.get(`/api/calls/${call.id}/transcript`);
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Transcript not found" });
   });
 });
@@ -192,7 +193,7 @@ describe("GET /api/calls/{id}/sip-log", () => {
       },
     ]);
     const res = await owner.client.get(`/api/calls/${call.id}/sip-log`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.call_id).toBe(call.id);
     expect(res.body.sip_call_id).toBe(call.sip_call_id);
     expect(res.body.messages).toEqual([
@@ -243,7 +244,7 @@ describe("GET /api/calls/{id}/sip-log", () => {
     const owner = await createAccount();
     const call = await insertCall(owner, { status: "ringing" });
     const res = await owner.client.get(`/api/calls/${call.id}/sip-log`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({ call_id: call.id, sip_call_id: call.sip_call_id, messages: [], text: "" });
   });
 });
@@ -261,7 +262,7 @@ describe("another account's call", () => {
     for (const tail of ["", "/analysis", "/transcript", "/sip-log", "/inspect"]) {
       expect((await owner.client.get(`/api/calls/${call.id}${tail}`)).status, `owner ${tail}`).toBe(200);
       const res = await stranger.client.get(`/api/calls/${call.id}${tail}`);
-      expect(res.status, `stranger ${tail}`).toBe(404);
+      expectStatus(res, 404, `stranger ${tail}`);
       expect(res.body).toEqual({ detail: "Call not found" });
     }
   });

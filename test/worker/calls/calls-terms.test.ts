@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const DAY = 86_400_000;
 /** Midnight UTC today, as milliseconds. */
@@ -19,7 +20,7 @@ describe("GET /api/calls/entities and /api/calls/keywords", () => {
     const owner = await createAccount();
     for (const path of ["/api/calls/entities", "/api/calls/keywords"]) {
       const res = await owner.client.get(path);
-      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+      expectStatus(res, 200, `${path}: ${JSON.stringify(res.body)}`);
       expect(res.body).toEqual([]);
     }
   });
@@ -90,7 +91,7 @@ describe("GET /api/calls/entities and /api/calls/keywords", () => {
         ["limit=51", "limit"],
       ]) {
         const res = await owner.client.get(`${path}?${query}`);
-        expect(res.status, `${path}?${query}`).toBe(422);
+        expectStatus(res, 422, `${path}?${query}`);
         expect(res.body.detail[0].loc).toEqual(["query", param]);
       }
     }

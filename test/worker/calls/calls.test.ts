@@ -4,6 +4,7 @@ import { addDestination } from "../fixtures/destination.ts";
 import { createAccount } from "../fixtures/factory.ts";
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { node } from "../fixtures/node-client.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 async function placedCall() {
   const owner = await createAccount();
@@ -33,7 +34,7 @@ describe("GET /api/calls", () => {
   it("lists calls newest first with limit, offset and total", async () => {
     const { owner, ticket } = await placedCall();
     const list = await owner.client.get("/api/calls?limit=1");
-    expect(list.status).toBe(200);
+    expectStatus(list, 200);
     expect(list.body).toMatchObject({ total: 1, limit: 1, offset: 0 });
     expect(list.body.items[0].id).toBe(ticket.call_id);
   });
@@ -41,7 +42,7 @@ describe("GET /api/calls", () => {
   it("fills every field the signalling knows", async () => {
     const { owner, ticket, destination, src } = await placedCall();
     const res = await owner.client.get(`/api/calls/${ticket.call_id}`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       id: ticket.call_id,
       origin: "sip",
@@ -77,7 +78,7 @@ describe("GET /api/calls", () => {
     expect((await owner.client.get("/api/calls?origin=dialer")).body.total).toBe(0);
     expect((await owner.client.get("/api/calls?origin=sip")).body.total).toBe(1);
     const bad = await owner.client.get("/api/calls?origin=pstn");
-    expect(bad.status).toBe(422);
+    expectStatus(bad, 422);
     expect(bad.body.detail[0]).toMatchObject({ loc: ["query", "origin"], msg: "origin must be 'sip', 'dialer' or 'test'" });
   });
 

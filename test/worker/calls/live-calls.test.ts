@@ -1,7 +1,7 @@
 // GET /api/customer/live-calls: the calls up now, read from the account's call ledger, so a call
 // shows from its admission and leaves at its end, whatever D1 has caught up with.
 import { describe, expect, it } from "vitest";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount } from "../fixtures/factory.ts";
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
@@ -20,7 +20,7 @@ describe("live calls", () => {
     const { owner, src } = await trunk();
     const { body: ticket } = await node.admit({ src_ip: src, dialed: "+14155550123" });
     const ringing = await owner.client.get("/api/customer/live-calls");
-    expect(ringing.status).toBe(200);
+    expectStatus(ringing, 200);
     expect(ringing.body).toMatchObject({ active_count: 0, ports: 2, ports_in_use: 1 });
     expect(ringing.body.items).toEqual([
       expect.objectContaining({

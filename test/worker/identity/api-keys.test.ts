@@ -1,21 +1,21 @@
 // Spec rules 2 and 9: API keys shown once, stored as hashes, bound to the minting user.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { addMember, createAccount, makePlatformAdmin } from "../fixtures/factory.ts";
 
 describe("API keys", () => {
   it("mints a key shown once, with a visible prefix, usable as X-API-Key", async () => {
     const owner = await createAccount();
     const created = await owner.client.post("/api/auth/api-keys", { name: "billing-sync" });
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const { key, prefix } = created.body;
     expect(key).toMatch(/^csk_[A-Za-z0-9_-]{43}$/);
     expect(key.startsWith(prefix)).toBe(true);
     expect(prefix).toHaveLength(10);
 
     const me = await as({ apiKey: key }).get("/api/auth/me");
-    expect(me.status).toBe(200);
+    expectStatus(me, 200);
     expect(me.body).toMatchObject({ id: owner.account.id, role: "owner" });
 
     const list = await owner.client.get("/api/auth/api-keys");
@@ -56,7 +56,7 @@ describe("API keys", () => {
     const member = await addMember(owner);
     const { id } = (await owner.client.post("/api/auth/api-keys", { name: "ops" })).body;
     const mint = await member.client.post("/api/auth/api-keys", { name: "mine" });
-    expect(mint.status).toBe(403);
+    expectStatus(mint, 403);
     expect(mint.body).toEqual({ detail: "owner_required" });
     expect((await member.client.delete(`/api/auth/api-keys/${id}`)).status).toBe(403);
     // Members may read the list.
@@ -71,7 +71,7 @@ describe("API keys", () => {
     const imp = await admin.client.post("/api/admin/impersonate", { customer_id: customer.account.id });
     const acting = as({ token: imp.body.access_token });
     const mint = await acting.post("/api/auth/api-keys", { name: "admin-made" });
-    expect(mint.status).toBe(403);
+    expectStatus(mint, 403);
     expect(mint.body).toEqual({ detail: "impersonation_forbidden" });
     expect((await acting.delete(`/api/auth/api-keys/${id}`)).body).toEqual({ detail: "impersonation_forbidden" });
   });
@@ -90,7 +90,7 @@ describe("API keys", () => {
     expect((await request("GET", "/api/auth/me", { apiKey: "csk_nope" })).status).toBe(401);
     const owner = await createAccount();
     const res = await owner.client.post("/api/auth/api-keys", {});
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.detail[0].loc).toEqual(["body", "name"]);
   });
 });

@@ -2,7 +2,7 @@
 // change-password.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { addMember, createAccount, newPassword, nextSecond, refresh, refreshCookie, signIn, signInBrowser } from "../fixtures/factory.ts";
 
 describe("refresh cookie", () => {
@@ -27,7 +27,7 @@ describe("refresh cookie", () => {
       body: { email: `web-${crypto.randomUUID()}@carrier.test`, password: newPassword() },
       headers: { "X-Client": "web" },
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     const cookie = refreshCookie(res)!;
     expect((await refresh(cookie)).status).toBe(200);
   });
@@ -62,7 +62,7 @@ describe("POST /api/auth/refresh", () => {
     const { cookie } = await signInBrowser(owner.email, owner.password);
     expect((await refresh(cookie, false)).status).toBe(401);
     const noCookie = await request("POST", "/api/auth/refresh", { headers: { "X-Requested-With": "XMLHttpRequest" } });
-    expect(noCookie.status).toBe(401);
+    expectStatus(noCookie, 401);
     expect(noCookie.body).toEqual({ detail: "Not authenticated" });
     // The refused attempt spent nothing: the cookie still works.
     expect((await refresh(cookie)).status).toBe(200);
@@ -145,7 +145,7 @@ describe("POST /api/auth/logout", () => {
     const { cookie, token } = await signInBrowser(owner.email, owner.password);
     const other = await signInBrowser(owner.email, owner.password);
     const res = await request("POST", "/api/auth/logout", { headers: { Cookie: cookie, "X-Requested-With": "XMLHttpRequest" } });
-    expect(res.status).toBe(204);
+    expectStatus(res, 204);
     expect(res.headers.get("set-cookie")).toMatch(/^shield_refresh=;.*Max-Age=0/);
     expect((await refresh(cookie)).status).toBe(401);
     expect((await refresh(other.cookie)).status).toBe(200);
@@ -157,7 +157,7 @@ describe("POST /api/auth/logout", () => {
     const { cookie } = await signInBrowser(owner.email, owner.password);
     const old = `__Secure-${cookie}`;
     const res = await request("POST", "/api/auth/logout", { headers: { Cookie: old, "X-Requested-With": "XMLHttpRequest" } });
-    expect(res.status).toBe(204);
+    expectStatus(res, 204);
     const header = res.headers.get("set-cookie") ?? "";
     expect(header).toMatch(/^shield_refresh=;.*Max-Age=0/);
     expect(header).toMatch(/__Secure-shield_refresh=;.*Max-Age=0/);
@@ -169,7 +169,7 @@ describe("POST /api/auth/logout", () => {
     const owner = await createAccount();
     const { cookie } = await signInBrowser(owner.email, owner.password);
     const res = await request("POST", "/api/auth/logout", { headers: { Cookie: cookie } });
-    expect(res.status).toBe(401);
+    expectStatus(res, 401);
     expect((await refresh(cookie)).status).toBe(200);
   });
 });
@@ -217,21 +217,21 @@ describe("POST /api/auth/change-password", () => {
       headers: { Cookie: here.cookie },
       body: { current_password: owner.password, new_password: password },
     });
-    expect(res.status).toBe(204);
+    expectStatus(res, 204);
     expect((await as({ token: elsewhere.token }).get("/api/auth/me")).status).toBe(401);
     expect((await refresh(elsewhere.cookie)).status).toBe(401);
     const renewed = await refresh(here.cookie);
     expect(renewed.status).toBe(200);
     expect((await as({ token: renewed.body.access_token }).get("/api/auth/me")).status).toBe(200);
     const old = await request("POST", "/api/auth/login", { body: { email: owner.email, password: owner.password } });
-    expect(old.status).toBe(401);
+    expectStatus(old, 401);
     expect(await signIn(owner.email, password)).toBeTypeOf("string");
   });
 
   it("answers 400 invalid_current_password and changes nothing", async () => {
     const owner = await createAccount();
     const res = await owner.client.post("/api/auth/change-password", { current_password: newPassword(), new_password: newPassword() });
-    expect(res.status).toBe(400);
+    expectStatus(res, 400);
     expect(res.body).toEqual({ detail: "invalid_current_password" });
     expect(await signIn(owner.email, owner.password)).toBeTypeOf("string");
   });
@@ -239,12 +239,12 @@ describe("POST /api/auth/change-password", () => {
   it("answers 422 naming new_password when it equals the current one or breaks the policy", async () => {
     const owner = await createAccount();
     const same = await owner.client.post("/api/auth/change-password", { current_password: owner.password, new_password: owner.password });
-    expect(same.status).toBe(422);
+    expectStatus(same, 422);
     expect(same.body.detail).toEqual([
       { loc: ["body", "new_password"], msg: "new_password must differ from the current password", type: "value_error" },
     ]);
     const short = await owner.client.post("/api/auth/change-password", { current_password: owner.password, new_password: "short" });
-    expect(short.status).toBe(422);
+    expectStatus(short, 422);
     expect(short.body.detail[0].loc).toEqual(["body", "new_password"]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { createAccount, newPassword, signIn, uniqueEmail } from "../fixtures/factory.ts";
 
 describe("POST /api/auth/signup", () => {
@@ -34,7 +34,7 @@ describe("POST /api/auth/signup", () => {
     const res = await request("POST", "/api/auth/signup", {
       body: { email: first.email.toUpperCase(), password: newPassword() },
     });
-    expect(res.status).toBe(409);
+    expectStatus(res, 409);
     expect(res.body).toEqual({ detail: "Email already registered" });
   });
 
@@ -48,12 +48,12 @@ describe("POST /api/auth/signup", () => {
 
   it("enforces 12 characters and 72 bytes, counting multibyte characters as bytes", async () => {
     const tooShort = await request("POST", "/api/auth/signup", { body: { email: uniqueEmail(), password: "short-pass1" } });
-    expect(tooShort.status).toBe(422);
+    expectStatus(tooShort, 422);
     expect(tooShort.body.detail[0]).toMatchObject({ loc: ["body", "password"], msg: "Password must be at least 12 characters" });
 
     // 25 three-byte characters: 25 characters but 75 bytes.
     const tooLong = await request("POST", "/api/auth/signup", { body: { email: uniqueEmail(), password: "€".repeat(25) } });
-    expect(tooLong.status).toBe(422);
+    expectStatus(tooLong, 422);
     expect(tooLong.body.detail[0]).toMatchObject({ loc: ["body", "password"], msg: "Password must be at most 72 bytes" });
 
     // 24 three-byte characters: exactly 72 bytes, accepted.
@@ -62,7 +62,7 @@ describe("POST /api/auth/signup", () => {
 
   it("accepts no account when the e-mail is not an address", async () => {
     const res = await request("POST", "/api/auth/signup", { body: { email: "not-an-email", password: newPassword() } });
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.detail[0].loc).toEqual(["body", "email"]);
   });
 });
@@ -71,14 +71,14 @@ describe("POST /api/auth/login and GET /api/auth/me", () => {
   it("signs in with the password and returns a bearer token for /auth/me", async () => {
     const owner = await createAccount();
     const login = await request("POST", "/api/auth/login", { body: { email: owner.email, password: owner.password } });
-    expect(login.status).toBe(200);
+    expectStatus(login, 200);
     expect(login.body).toMatchObject({
       token_type: "bearer",
       expires_in: 900,
       customer: { id: owner.account.id, email: owner.email, role: "owner", status: "active" },
     });
     const me = await as({ token: login.body.access_token }).get("/api/auth/me");
-    expect(me.status).toBe(200);
+    expectStatus(me, 200);
     expect(me.body).toMatchObject({ id: owner.account.id, balance: 5, role: "owner" });
   });
 
@@ -86,8 +86,8 @@ describe("POST /api/auth/login and GET /api/auth/me", () => {
     const owner = await createAccount();
     const wrong = await request("POST", "/api/auth/login", { body: { email: owner.email, password: newPassword() } });
     const unknown = await request("POST", "/api/auth/login", { body: { email: uniqueEmail(), password: newPassword() } });
-    expect(wrong.status).toBe(401);
-    expect(unknown.status).toBe(401);
+    expectStatus(wrong, 401);
+    expectStatus(unknown, 401);
     expect(wrong.body).toEqual(unknown.body);
     expect(wrong.body).toEqual({ detail: "Invalid email or password" });
   });

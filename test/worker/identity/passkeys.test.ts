@@ -3,13 +3,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newApp } from "../../../worker/app.ts";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { addMember, createAccount, makePlatformAdmin, refreshCookie, type Session } from "../fixtures/factory.ts";
 import { SoftwareAuthenticator } from "../fixtures/software-authenticator.ts";
 
 async function registerPasskey(owner: Session, authenticator: SoftwareAuthenticator, name = "Laptop") {
   const begin = await owner.client.post("/api/auth/passkeys/register/begin");
-  expect(begin.status).toBe(200);
+  expectStatus(begin, 200);
   const credential = await authenticator.register(begin.body.options);
   return owner.client.post("/api/auth/passkeys/register/complete", { credential, state: begin.body.state, name });
 }
@@ -52,15 +52,15 @@ describe("passkey registration", () => {
     const credential = await authenticator.register(begin.body.options);
     const wrongChallenge = await authenticator.register({ ...begin.body.options, challenge: "AAAA" });
     const bad = await owner.client.post("/api/auth/passkeys/register/complete", { credential: wrongChallenge, state: begin.body.state });
-    expect(bad.status).toBe(400);
+    expectStatus(bad, 400);
     expect(bad.body).toEqual({ detail: "Bad request" });
 
     const other = await createAccount();
     const otherBegin = await other.client.post("/api/auth/passkeys/register/begin");
     const foreign = await owner.client.post("/api/auth/passkeys/register/complete", { credential, state: otherBegin.body.state });
-    expect(foreign.status).toBe(400);
+    expectStatus(foreign, 400);
     const spent = await owner.client.post("/api/auth/passkeys/register/complete", { credential, state: begin.body.state });
-    expect(spent.status).toBe(400);
+    expectStatus(spent, 400);
     expect((await owner.client.get("/api/auth/me")).body.twofa_enabled).toBe(false);
   });
 });
@@ -82,7 +82,7 @@ describe("two-factor sign-in", () => {
       body: { login_token: step.body.login_token, assertion },
       headers: { "X-Client": "web" },
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ token_type: "bearer", customer: { email: owner.email } });
     expect(refreshCookie(res)).not.toBeNull();
     expect((await as({ token: res.body.access_token }).get("/api/auth/me")).status).toBe(200);
@@ -97,17 +97,17 @@ describe("two-factor sign-in", () => {
     const first = await passwordStep(owner.email, owner.password);
     const assertion = await authenticator.assert(first.body.passkey_options);
     const ok = await request("POST", "/api/auth/login/passkey", { body: { login_token: first.body.login_token, assertion } });
-    expect(ok.status).toBe(200);
+    expectStatus(ok, 200);
 
     const replay = await request("POST", "/api/auth/login/passkey", { body: { login_token: first.body.login_token, assertion } });
-    expect(replay.status).toBe(401);
+    expectStatus(replay, 401);
     expect(replay.body).toEqual({ detail: "invalid_login" });
 
     const second = await passwordStep(owner.email, owner.password);
     const oldAssertionNewToken = await request("POST", "/api/auth/login/passkey", {
       body: { login_token: second.body.login_token, assertion },
     });
-    expect(oldAssertionNewToken.status).toBe(401);
+    expectStatus(oldAssertionNewToken, 401);
 
     // A clone of the authenticator signs the fresh challenge with a counter it already used.
     authenticator.signCount -= 1;
@@ -115,7 +115,7 @@ describe("two-factor sign-in", () => {
     const clonedRes = await request("POST", "/api/auth/login/passkey", {
       body: { login_token: second.body.login_token, assertion: cloned },
     });
-    expect(clonedRes.status).toBe(401);
+    expectStatus(clonedRes, 401);
   });
 
   it("refuses a tampered login_token and an assertion from an unknown authenticator", async () => {
@@ -151,7 +151,7 @@ describe("member enrolment on a two-factor account", () => {
       body: { enroll_token: step.body.enroll_token, credential, name: "Phone" },
       headers: { "X-Client": "web" },
     });
-    expect(enrolled.status).toBe(200);
+    expectStatus(enrolled, 200);
     expect(enrolled.body.customer).toMatchObject({ id: owner.account.id, role: "member" });
     expect(refreshCookie(enrolled)).not.toBeNull();
 
@@ -174,10 +174,10 @@ describe("member enrolment on a two-factor account", () => {
     const dup = await request("POST", "/api/auth/login/passkey/enroll", {
       body: { enroll_token: step.body.enroll_token, credential: reused },
     });
-    expect(dup.status).toBe(409);
+    expectStatus(dup, 409);
     expect(dup.body).toEqual({ detail: "passkey_already_registered" });
     const bad = await request("POST", "/api/auth/login/passkey/enroll", { body: { enroll_token: "nope", credential: reused } });
-    expect(bad.status).toBe(401);
+    expectStatus(bad, 401);
     expect(bad.body).toEqual({ detail: "invalid_login" });
   });
 });
@@ -187,7 +187,7 @@ describe("managing passkeys", () => {
     const owner = await createAccount();
     const created = (await registerPasskey(owner, await SoftwareAuthenticator.create())).body;
     const renamed = await owner.client.patch(`/api/auth/passkeys/${created.id}`, { name: "Desk key" });
-    expect(renamed.status).toBe(200);
+    expectStatus(renamed, 200);
     expect(renamed.body.name).toBe("Desk key");
     expect((await owner.client.delete(`/api/auth/passkeys/${created.id}`)).status).toBe(204);
     expect((await owner.client.get("/api/auth/me")).body.twofa_enabled).toBe(false);
@@ -228,7 +228,7 @@ describe("managing passkeys", () => {
       await member.client.post("/api/auth/passkeys/register/begin"),
       await member.client.delete(`/api/auth/passkeys/${created.id}`),
     ]) {
-      expect(res.status).toBe(403);
+      expectStatus(res, 403);
       expect(res.body).toEqual({ detail: "owner_required" });
     }
     const admin = await createAccount();

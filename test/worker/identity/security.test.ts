@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { newApp } from "../../../worker/app.ts";
 import { loadConfig } from "../../../worker/env.ts";
 import { checkPassword } from "../../../worker/services/identity/auth.ts";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import {
   addMember,
   createAccount,
@@ -111,7 +111,7 @@ describe("impersonation (issue 20, finding 6)", () => {
     const customer = await createAccount();
     const member = await addMember(customer);
     const started = await admin.client.post("/api/admin/impersonate", { customer_id: customer.account.id });
-    expect(started.status).toBe(200);
+    expectStatus(started, 200);
     return { admin, customer, member, acting: as({ token: started.body.access_token as string }) };
   }
 
@@ -175,18 +175,18 @@ describe("request body limit (issue 20, finding 10)", () => {
     const login = await request("POST", "/api/auth/login", {
       rawBody: JSON.stringify({ email: "a@b.test", password: big(70_000) }),
     });
-    expect(login.status).toBe(413);
+    expectStatus(login, 413);
     expect(login.body).toEqual({ detail: "The request body is larger than 65536 bytes" });
     const email = uniqueEmail("huge");
     const signup = await request("POST", "/api/auth/signup", {
       body: { email, password: newPassword(), attribution: { utm_source: big(70_000) } },
     });
-    expect(signup.status).toBe(413);
+    expectStatus(signup, 413);
     const legacy = await request("POST", "/exchange/v1/balance.php", {
       rawBody: `api_login=x&webapi=1&pad=${big(70_000)}`,
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
-    expect(legacy.status).toBe(413);
+    expectStatus(legacy, 413);
     expect(legacy.body).toEqual({ status: "error", message: "The request body is larger than 65536 bytes" });
   });
 
@@ -211,7 +211,7 @@ describe("request body limit (issue 20, finding 10)", () => {
     const res = await request("POST", "/api/auth/signup", {
       body: { email, password: newPassword(), attribution: { utm_source: big(3000) } },
     });
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.detail[0].loc).toEqual(["body", "attribution"]);
     expect(await env.DB.prepare("SELECT id FROM users WHERE email = ?").bind(email).first()).toBeNull();
     expect(

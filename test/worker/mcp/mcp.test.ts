@@ -4,7 +4,7 @@
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { addTranscript, insertCall } from "../fixtures/call-record.ts";
-import { ORIGIN, request } from "../fixtures/client.ts";
+import { expectStatus, ORIGIN, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount } from "../fixtures/factory.ts";
 import { apiKeyOf, callFails, callOk, MCP_URL, mcpClient, workerFetch } from "../fixtures/mcp-client.ts";
@@ -381,7 +381,7 @@ describe("HTTP refusals", () => {
 
   it("describes itself on GET, keeps no event stream, and answers DELETE with 204", async () => {
     const described = await request("GET", "/api/mcp");
-    expect(described.status).toBe(200);
+    expectStatus(described, 200);
     expect(described.body).toMatchObject({
       protocol: "mcp",
       protocolVersion: LATEST_PROTOCOL_VERSION,

@@ -10,7 +10,7 @@ import { newApp } from "../../../worker/app.ts";
 import { InsufficientScope } from "../../../worker/services/errors.ts";
 import { mintAccessToken, principalFromOAuthToken, requireScopes } from "../../../worker/services/oauth/access.ts";
 import { sweepExpiredCodes } from "../../../worker/services/oauth/codes.ts";
-import { as as withCredential, ORIGIN, request } from "../fixtures/client.ts";
+import { as as withCredential, expectStatus, ORIGIN, request } from "../fixtures/client.ts";
 import { addMember, createAccount, nextSecond, signIn, testServices, type Session } from "../fixtures/factory.ts";
 import {
   ALL_SCOPES,
@@ -86,7 +86,7 @@ describe("discovery", () => {
       expect(as[endpoint]).toMatch(new RegExp(`^${ORIGIN}/api/oauth/`));
     }
     const underApi = await request("GET", "/api/.well-known/oauth-authorization-server");
-    expect(underApi.status).toBe(200);
+    expectStatus(underApi, 200);
     expect(underApi.body).toEqual(JSON.parse(JSON.stringify(as)));
   });
 
@@ -99,7 +99,7 @@ describe("discovery", () => {
     expect(rs.bearer_methods_supported).toEqual(["header"]);
     for (const path of ["/.well-known/oauth-protected-resource", "/api/.well-known/oauth-protected-resource"]) {
       const res = await request("GET", path);
-      expect(res.status).toBe(200);
+      expectStatus(res, 200);
       expect(res.body.resource).toBe(MCP_RESOURCE);
     }
   });
@@ -613,7 +613,7 @@ describe("authorised agents in the portal", () => {
     const tokens = await codeFlow(as, client, owner, ["calls:read"]);
 
     const list = await owner.client.get("/api/customer/agents");
-    expect(list.status).toBe(200);
+    expectStatus(list, 200);
     expect(list.body.total).toBe(1);
     const agent = list.body.items[0];
     expect(agent).toMatchObject({

@@ -5,7 +5,7 @@
 // (/dialer) is a fixed shell under a CSP of our origin and the node's WebSocket.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { addMember, createAccount, makePlatformAdmin, testServices, type Session } from "../fixtures/factory.ts";
 import { syncAdmissionState } from "../../../worker/services/trunk/admission-state.ts";
@@ -63,7 +63,7 @@ describe("POST /customer/dialer/session", () => {
     expect(JSON.stringify(row)).not.toContain(token);
     // The body is optional.
     const bare = await request("POST", "/api/customer/dialer/session", { token: owner.token });
-    expect(bare.status, JSON.stringify(bare.body)).toBe(200);
+    expectStatus(bare, 200);
     expect(bare.body.caller_id).toBeNull();
   });
 
@@ -73,7 +73,7 @@ describe("POST /customer/dialer/session", () => {
     expect((await mint(member)).status).toBe(200);
     expect((await sessionRow(owner.account.id))!.user_id).toBe(member.userId);
     const key = await owner.client.post("/api/auth/api-keys", { name: "dialer script" });
-    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    expectStatus(key, 201);
     expect((await as({ apiKey: key.body.key }).post("/api/customer/dialer/session", {})).status).toBe(200);
   });
 
@@ -85,9 +85,9 @@ describe("POST /customer/dialer/session", () => {
       token: admin.token,
       body: { customer_id: owner.account.id, reason: "Ticket 8" },
     });
-    expect(acting.status).toBe(200);
+    expectStatus(acting, 200);
     const res = await as({ token: acting.body.access_token }).post("/api/customer/dialer/session", {});
-    expect(res.status).toBe(403);
+    expectStatus(res, 403);
     expect(res.body).toEqual({ detail: "impersonation_forbidden" });
   });
 });
@@ -115,16 +115,16 @@ describe("the caller ID", () => {
     await verify(other, "+14155550199");
     for (const number of ["+14155550111", "+14155550199", "+14155550122"]) {
       const refused = await owner.client.post("/api/customer/dialer/session", { caller_id: number });
-      expect(refused.status, number).toBe(422);
+      expectStatus(refused, 422, number);
       expect(refused.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], msg: "caller_id_not_verified" });
     }
     const malformed = await owner.client.post("/api/customer/dialer/session", { caller_id: "call me" });
-    expect(malformed.status).toBe(422);
+    expectStatus(malformed, 422);
     expect(malformed.body.detail[0].loc).toEqual(["body", "caller_id"]);
     expect(await sessionRow(owner.account.id)).toBeNull();
 
     const minted = await owner.client.post("/api/customer/dialer/session", { caller_id: "+14155550100" });
-    expect(minted.status).toBe(200);
+    expectStatus(minted, 200);
     expect(minted.body.caller_id).toBe("+14155550100");
     const res = await dial(owner.account.id, minted.body.token);
     expect(res.body).toMatchObject({ decision: "admit", ani: "+14155550100" });
@@ -273,7 +273,7 @@ describe("the cron sweep", () => {
 describe("GET /dialer", () => {
   it("serves the page under a CSP of our own origin and the node's WebSocket only, with no inline code and nothing from a CDN", async () => {
     const res = await request("GET", "/dialer");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(res.headers.get("content-security-policy")).toBe(
       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self' ws://127.0.0.1:5066; media-src 'self' blob:; " +

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, makePlatformAdmin, type Session } from "../fixtures/factory.ts";
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
@@ -42,14 +42,14 @@ const testCallRows = async (customerId: string) =>
 
 async function dialWithToken(owner: Session, dialed: string) {
   const minted = await owner.client.post("/api/customer/dialer/session", {});
-  expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+  expectStatus(minted, 200);
   return node.admit({ src_ip: BROWSER, dialed, origin: "dialer", customer_id: owner.account.id, dialer_token: minted.body.token });
 }
 
 /** The payload of an account header, verified with the published keys. */
 async function verifiedAssertion(assertion: string) {
   const keys = await request("GET", "/api/public/call-signing-keys");
-  expect(keys.status).toBe(200);
+  expectStatus(keys, 200);
   const { payload, protectedHeader } = await compactVerify(assertion, createLocalJWKSet(keys.body as JSONWebKeySet));
   expect(protectedHeader).toMatchObject({ alg: "EdDSA", typ: "call-shield-account+jws", kid: keys.body.keys[0].kid });
   return JSON.parse(new TextDecoder().decode(payload));
@@ -62,7 +62,7 @@ describe("the number policy of placed calls", () => {
     const premium = ["+19005550123", "0019005550123", "+12129761234", "+449098790123", "+979123456789", "9005550123", "09098790123"];
     for (const number of premium) {
       const res = await owner.client.post("/api/customer/test-calls", { number });
-      expect(res.status, number).toBe(422);
+      expectStatus(res, 422, number);
       expect(res.body.detail[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_allowed" });
     }
     expect(await testCallRows(owner.account.id)).toEqual([]);
@@ -76,13 +76,13 @@ describe("the number policy of placed calls", () => {
     const operator = await admin();
     expect((await owner.client.patch(policyPath(owner.account.id), { allow_prefixes: ["+1900555"] })).status).toBe(403);
     const set = await operator.client.patch(policyPath(owner.account.id), { allow_prefixes: ["+1900555"] });
-    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expectStatus(set, 200);
     expect(set.body).toMatchObject({ customer_id: owner.account.id, allow_prefixes: ["+1900555"], calls_per_day: null });
     expect((await owner.client.post("/api/customer/test-calls", { number: "+19005550123" })).status).toBe(202);
     expect((await owner.client.post("/api/customer/test-calls", { number: "+19005560123" })).status).toBe(422);
     expect((await other.client.post("/api/customer/test-calls", { number: "+19005550123" })).status).toBe(422);
     const bad = await operator.client.patch(policyPath(owner.account.id), { allow_prefixes: ["1900"] });
-    expect(bad.status).toBe(422);
+    expectStatus(bad, 422);
     expect(bad.body.detail[0].loc).toEqual(["body", "allow_prefixes", 0]);
     expect((await operator.client.get(policyPath(crypto.randomUUID()))).status).toBe(404);
   });
@@ -100,10 +100,10 @@ describe("daily caps of placed calls", () => {
     const owner = await readyAccount();
     for (let i = 0; i < 10; i++) {
       const res = await owner.client.post("/api/customer/test-calls", { number: uniqueNumber() });
-      expect(res.status, `call ${i + 1}: ${JSON.stringify(res.body)}`).toBe(202);
+      expectStatus(res, 202, `call ${i + 1}: ${JSON.stringify(res.body)}`);
     }
     const eleventh = await owner.client.post("/api/customer/test-calls", { number: uniqueNumber() });
-    expect(eleventh.status).toBe(429);
+    expectStatus(eleventh, 429);
     expect(eleventh.body).toEqual({ detail: "placed_calls_daily_cap" });
     const retryAfter = Number(eleventh.headers.get("Retry-After"));
     expect(retryAfter).toBeGreaterThan(0);
@@ -146,7 +146,7 @@ describe("daily caps of placed calls", () => {
     const second = await dialWithToken(owner, "14155550124");
     expect(second.body).toMatchObject({ decision: "reject", sip_code: 403, reason: "placed_minutes_daily_cap" });
     const testCall = await owner.client.post("/api/customer/test-calls", { number: uniqueNumber() });
-    expect(testCall.status).toBe(429);
+    expectStatus(testCall, 429);
     expect(testCall.body).toEqual({ detail: "placed_minutes_daily_cap" });
   });
 });

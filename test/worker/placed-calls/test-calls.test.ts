@@ -4,7 +4,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { compactVerify, createLocalJWKSet } from "jose";
-import { as, request } from "../fixtures/client.ts";
+import { as, expectStatus, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { callRow, node, NODE_ID } from "../fixtures/node-client.ts";
@@ -58,7 +58,7 @@ describe("POST /api/customer/test-calls", () => {
   it("fails naming no_sip_node when no SIP node is connected", async () => {
     const { owner } = await readyAccount();
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550124" });
-    expect(res.status).toBe(202);
+    expectStatus(res, 202);
     expect(await untilStatus(owner, res.body.id, "failed")).toMatchObject({ error: "no_sip_node" });
   });
 
@@ -66,7 +66,7 @@ describe("POST /api/customer/test-calls", () => {
     const { owner, destination } = await readyAccount();
     const fake = await connect("tc-node-a");
     const res = await owner.client.post("/api/customer/test-calls", { number: "+1 (415) 555-0123".replace(/[ ()-]/g, "") });
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expectStatus(res, 202);
     expect(res.body).toMatchObject({
       status: "queued",
       number: "+14155550123",
@@ -116,7 +116,7 @@ describe("POST /api/customer/test-calls", () => {
       seconds: 12,
       speech: "scam_sample",
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expectStatus(res, 202);
     expect(res.body).toMatchObject({ destination_id: other.id, caller_id: callerId, seconds: 12, speech: "scam_sample" });
     const originate = await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === res.body.id);
     expect(originate).toMatchObject({ caller_id: callerId, number: callee, seconds: 12, speech: "scam_sample" });
@@ -126,7 +126,7 @@ describe("POST /api/customer/test-calls", () => {
     const { owner } = await readyAccount();
     await env.DB.prepare("UPDATE customers SET test_calls_enabled = 0 WHERE id = ?").bind(owner.account.id).run();
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550126" });
-    expect(res.status).toBe(403);
+    expectStatus(res, 403);
     expect(res.body).toEqual({ detail: "test_calls_disabled" });
     expect(await testCallRows(owner.account.id)).toEqual([]);
   });
@@ -134,7 +134,7 @@ describe("POST /api/customer/test-calls", () => {
   it("answers 409 when the account has no destination, or none is its default", async () => {
     const owner = await createAccount();
     const none = await owner.client.post("/api/customer/test-calls", { number: "+14155550127" });
-    expect(none.status).toBe(409);
+    expectStatus(none, 409);
     expect(none.body).toEqual({ detail: "Add a destination before placing a test call" });
     await addDestination(owner, { is_default: false });
     expect((await owner.client.post("/api/customer/test-calls", { number: "+14155550127" })).status).toBe(409);
@@ -149,14 +149,14 @@ describe("POST /api/customer/test-calls", () => {
     const number = uniqueNumber();
     await verifyNumber(owner, fake, number);
     const foreignRoute = await owner.client.post("/api/customer/test-calls", { number, destination_id: stranger.destination.id });
-    expect(foreignRoute.status).toBe(404);
+    expectStatus(foreignRoute, 404);
     for (const agent of [foreignAgent.id, destination.id, crypto.randomUUID()]) {
       const res = await owner.client.post("/api/customer/test-calls", {
         number,
         agent_destination_id: agent,
         instruction: "Ask for a PIN",
       });
-      expect(res.status, agent).toBe(404);
+      expectStatus(res, 404, agent);
       expect(res.body).toEqual({ detail: "Voice agent destination not found" });
     }
     expect((await testCallRows(owner.account.id)).filter((r) => r.purpose === "test")).toEqual([]);
@@ -173,7 +173,7 @@ describe("POST /api/customer/test-calls", () => {
       agent_destination_id: agent.id,
       instruction: "Ask for a PIN",
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expectStatus(res, 202);
     const originate = await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === res.body.id);
     expect(originate).toMatchObject({ agent_destination_id: agent.id, instruction: "Ask for a PIN" });
     // The ticket names the agent the answered number is bridged to, beside the route to the number.
@@ -207,14 +207,14 @@ describe("POST /api/customer/test-calls", () => {
     const { owner } = await readyAccount();
     const agent = await addDestination(owner, { kind: "voice_ai", provider: "vapi", agent_id: "a3" });
     const caller = await owner.client.post("/api/customer/test-calls", { number: "+14155550128", caller_id: "+14155550999" });
-    expect(caller.status).toBe(422);
+    expectStatus(caller, 422);
     expect(caller.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], msg: "caller_id_not_verified" });
     for (const body of [
       { number: "+14155550128", speech: "scam_sample" },
       { number: "+14155550128", agent_destination_id: agent.id },
     ]) {
       const res = await owner.client.post("/api/customer/test-calls", body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
+      expectStatus(res, 422, JSON.stringify(body));
       expect(res.body.detail[0]).toMatchObject({ loc: ["body", "number"], msg: "number_not_verified" });
     }
     expect(await testCallRows(owner.account.id)).toEqual([]);
@@ -228,7 +228,7 @@ describe("POST /api/customer/test-calls", () => {
     for (let i = 0; i < 29; i++) await services.limiter(`test-calls:${owner.account.id}`).hit(services.config.TEST_CALLS_PER_HOUR, 3600);
     expect((await owner.client.post("/api/customer/test-calls", { number: "+14155550129" })).status).toBe(202);
     const refused = await owner.client.post("/api/customer/test-calls", { number: "+14155550129" });
-    expect(refused.status).toBe(429);
+    expectStatus(refused, 429);
     expect(refused.body).toEqual({ detail: "too_many_test_calls" });
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect(await testCallRows(owner.account.id)).toHaveLength(1);
@@ -251,7 +251,7 @@ describe("POST /api/customer/test-calls", () => {
     ];
     for (const [body, field] of cases) {
       const res = await owner.client.post("/api/customer/test-calls", body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
+      expectStatus(res, 422, JSON.stringify(body));
       expect(res.body.detail[0].loc, JSON.stringify(body)).toEqual(["body", field]);
     }
     expect(await testCallRows(owner.account.id)).toEqual([]);
@@ -264,12 +264,12 @@ describe("GET /api/customer/test-calls", () => {
     const first = await owner.client.post("/api/customer/test-calls", { number: "+14155550131" });
     const second = await owner.client.post("/api/customer/test-calls", { number: "+14155550132" });
     const list = await owner.client.get("/api/customer/test-calls");
-    expect(list.status).toBe(200);
+    expectStatus(list, 200);
     expect(list.body.map((t: { id: string }) => t.id)).toEqual([second.body.id, first.body.id]);
     const one = await owner.client.get(`/api/customer/test-calls/${first.body.id}`);
     expect(one.body).toMatchObject({ id: first.body.id, number: "+14155550131" });
     const missing = await owner.client.get(`/api/customer/test-calls/${crypto.randomUUID()}`);
-    expect(missing.status).toBe(404);
+    expectStatus(missing, 404);
     expect(missing.body).toEqual({ detail: "test call not found" });
   });
 });
@@ -327,7 +327,7 @@ describe("a node's progress reports", () => {
       node_id: NODE_ID,
       at: new Date().toISOString(),
     });
-    expect(anonymous.status).toBe(401);
+    expectStatus(anonymous, 401);
   });
 });
 
@@ -415,7 +415,7 @@ describe("POST /api/customer/test-calls/{id}/cancel", () => {
     await untilStatus(owner, body.id, "dialing");
     await progress(body.id, { status: "ringing", sip_code: 180, node_id: "tc-node-h" });
     const res = await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ status: "cancelled", ended_by: "cancel" });
     expect(await untilSent(fake, (c) => c.type === "cancel_test_call")).toEqual({ type: "cancel_test_call", test_call_id: body.id });
     expect((await progress(body.id, { status: "failed", sip_code: 487, sip_reason: "Request Terminated" })).body).toEqual({
@@ -465,18 +465,18 @@ describe("a test call asked for by an AI agent (connector token)", () => {
     // Not from an API key, nor from the agent itself.
     const key = await owner.client.post("/api/auth/api-keys", { name: "script" });
     const byKey = await as({ apiKey: key.body.key }).post(`/api/customer/test-calls/${asked.id}/confirm`);
-    expect(byKey.status).toBe(403);
+    expectStatus(byKey, 403);
     expect(byKey.body).toEqual({ detail: "portal_session_required" });
 
     const confirmed = await owner.client.post(`/api/customer/test-calls/${asked.id}/confirm`);
-    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    expectStatus(confirmed, 200);
     expect(confirmed.body).toMatchObject({ status: "queued", confirm_url: null });
     expect(confirmed.body.confirmed_at).toBeTypeOf("string");
     expect(confirmed.body.confirmed_by).toBeTypeOf("string");
     await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === asked.id);
     await untilStatus(owner, asked.id, "dialing");
     const again = await owner.client.post(`/api/customer/test-calls/${asked.id}/confirm`);
-    expect(again.status).toBe(409);
+    expectStatus(again, 409);
   });
 
   it("refuses a confirmation after ten minutes (409) and the test call expires", async () => {
@@ -485,7 +485,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
     vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     vi.setSystemTime(Date.now() + 600_000 + 1_000);
     const late = await owner.client.post(`/api/customer/test-calls/${asked.id}/confirm`);
-    expect(late.status).toBe(409);
+    expectStatus(late, 409);
     expect((await owner.client.get(`/api/customer/test-calls/${asked.id}`)).body).toMatchObject({ status: "expired", confirm_url: null });
   });
 
@@ -498,7 +498,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
     expect(asked.status).toBe("awaiting_confirm");
     expect((await owner.client.delete(`/api/customer/verified-numbers/${verified.id}`)).status).toBe(204);
     const res = await owner.client.post(`/api/customer/test-calls/${asked.id}/confirm`);
-    expect(res.status).toBe(422);
+    expectStatus(res, 422);
     expect(res.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], msg: "caller_id_not_verified" });
     expect((await owner.client.get(`/api/customer/test-calls/${asked.id}`)).body.status).toBe("awaiting_confirm");
   });

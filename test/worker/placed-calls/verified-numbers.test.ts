@@ -8,6 +8,7 @@ import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, latestMailTo, type Session } from "../fixtures/factory.ts";
 import { node } from "../fixtures/node-client.ts";
 import { connectNode, uniqueNumber, untilSent, verifyNumber, type FakeNode } from "../fixtures/test-call.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const nodes: FakeNode[] = [];
 const connect = async (nodeId: string) => {
@@ -150,7 +151,7 @@ describe("POST /api/customer/verified-numbers", () => {
 
     const seen = fake.seen.length;
     const again = await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`);
-    expect(again.status).toBe(200);
+    expectStatus(again, 200);
     expect(again.body).toMatchObject({ verified: false, attempts_left: 5 });
     const fresh = await codeSentTo(fake, number, seen);
     expect((await verify(owner, body.id, fresh)).body.verified).toBe(true);
@@ -181,7 +182,7 @@ describe("POST /api/customer/verified-numbers", () => {
     expect((await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`)).status).toBe(200);
     expect((await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`)).status).toBe(200);
     const fourth = await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`);
-    expect(fourth.status).toBe(429);
+    expectStatus(fourth, 429);
     expect(fourth.body).toEqual({ detail: "too_many_verification_calls" });
     expect(Number(fourth.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
@@ -208,10 +209,10 @@ describe("POST /api/customer/verified-numbers", () => {
     expect(await latestMailTo(a.owner.email)).toContain(`Another account has just verified ${number}`);
     // What the number unlocked for a is gone; b has it.
     const asCaller = await a.owner.client.post("/api/customer/test-calls", { number: uniqueNumber(), caller_id: number });
-    expect(asCaller.status).toBe(422);
+    expectStatus(asCaller, 422);
     expect(asCaller.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], type: "caller_id_not_verified" });
     const scam = await a.owner.client.post("/api/customer/test-calls", { number, speech: "scam_sample" });
-    expect(scam.status).toBe(422);
+    expectStatus(scam, 422);
     expect(scam.body.detail[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_verified" });
     expect((await b.owner.client.post("/api/customer/test-calls", { number: uniqueNumber(), caller_id: number })).status).toBe(202);
   });
@@ -257,7 +258,7 @@ describe("POST /api/customer/verified-numbers", () => {
       [{ number: "+14155550100", label: "x".repeat(201) }, "label"],
     ] as const) {
       const res = await owner.client.post("/api/customer/verified-numbers", body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
+      expectStatus(res, 422, JSON.stringify(body));
       expect(res.body.detail[0].loc).toEqual(["body", field]);
     }
     expect(await numberRows(owner.account.id)).toEqual([]);
@@ -282,7 +283,7 @@ describe("DELETE /api/customer/verified-numbers/{id}", () => {
     expect((await owner.client.delete(`/api/customer/verified-numbers/${body.id}`)).status).toBe(204);
     expect((await owner.client.get("/api/customer/verified-numbers")).body).toEqual([]);
     const gone = await owner.client.delete(`/api/customer/verified-numbers/${body.id}`);
-    expect(gone.status).toBe(404);
+    expectStatus(gone, 404);
     expect(gone.body).toEqual({ detail: "verified number not found" });
   });
 });

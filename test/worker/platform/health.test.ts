@@ -2,12 +2,12 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newApp } from "../../../worker/app.ts";
 import { VERSION } from "../../../worker/version.ts";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 
 describe("GET /api/health", () => {
   it("answers ok with the database reachable", async () => {
     const res = await request("GET", "/api/health");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({ status: "ok", db: true, version: VERSION });
   });
 

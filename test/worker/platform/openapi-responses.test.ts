@@ -3,7 +3,7 @@
 // itself is shown to catch a wrong schema, an undocumented status and an undocumented media
 // type, and the document is held to the shapes that keep it honest.
 import { describe, expect, it } from "vitest";
-import { OpenApiMismatch, request, responseValidator, type Reply } from "../fixtures/client.ts";
+import { expectStatus, OpenApiMismatch, type Reply, request, responseValidator } from "../fixtures/client.ts";
 import { createAccount } from "../fixtures/factory.ts";
 import { ResponseValidator, type Answer, type OpenApiDocument } from "../fixtures/openapi-validator.ts";
 
@@ -41,10 +41,10 @@ describe("the response validator", () => {
   it("passes a case whose call is null against the served document, and catches the allOf rendering that refused it", async () => {
     const { client } = await createAccount();
     const created = await client.post("/api/cases", { title: "No call yet" });
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const path = `/api/cases/${created.body.id}`;
     const detail = await client.get(path);
-    expect(detail.status).toBe(200);
+    expectStatus(detail, 200);
     expect(detail.body.call).toBeNull();
     const answer = answerOf("GET", path, detail);
 
@@ -63,7 +63,7 @@ describe("the response validator", () => {
   it("catches a field of the wrong type and a required field the server does not send", async () => {
     const { client } = await createAccount();
     const me = await client.get("/api/auth/me");
-    expect(me.status).toBe(200);
+    expectStatus(me, 200);
     const answer = answerOf("GET", "/api/auth/me", me);
     expect((await responseValidator()).check(answer)).toBeUndefined();
 
@@ -95,7 +95,7 @@ describe("the response validator", () => {
 
   it("catches a status the operation does not document: 413 of the body limit, once taken out", async () => {
     const big = await request("POST", "/api/auth/login", { rawBody: JSON.stringify({ email: "a@b.test", password: "x".repeat(70_000) }) });
-    expect(big.status).toBe(413);
+    expectStatus(big, 413);
     const answer = answerOf("POST", "/api/auth/login", big);
     expect((await responseValidator()).check(answer)).toBeUndefined();
 

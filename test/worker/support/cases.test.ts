@@ -5,13 +5,14 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { addMember, createAccount, latestMailTo, type Session } from "../fixtures/factory.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const countCases = async (owner: Session) =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM cases WHERE customer_id = ?").bind(owner.account.id).first<{ n: number }>())!.n;
 
 async function openCase(owner: Session, body: Record<string, unknown> = {}) {
   const res = await owner.client.post("/api/cases", { title: "Visa impersonation", ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201);
   return res.body;
 }
 
@@ -55,7 +56,7 @@ describe("POST /cases", () => {
       [{ title: "x", call_id: "not-a-uuid" }, "call_id"],
     ] as const) {
       const res = await owner.client.post("/api/cases", body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
+      expectStatus(res, 422, JSON.stringify(body));
       expect(res.body.detail[0].loc).toEqual(["body", field]);
     }
     expect(await countCases(owner)).toBe(0);
@@ -69,7 +70,7 @@ describe("POST /cases", () => {
     expect((await owner.client.get(`/api/calls/${call.id}`)).body.case_id).toBe(opened.id);
 
     const again = await owner.client.post("/api/cases", { title: "Again", call_id: call.id });
-    expect(again.status).toBe(409);
+    expectStatus(again, 409);
     expect(again.body).toEqual({ detail: "case_already_exists_for_call" });
     expect((await openCase(owner)).case_no).toBe(2);
   });
@@ -78,7 +79,7 @@ describe("POST /cases", () => {
     const owner = await createAccount();
     const theirs = await insertCall(await createAccount());
     const res = await owner.client.post("/api/cases", { title: "x", call_id: theirs.id });
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Call not found" });
     expect(await countCases(owner)).toBe(0);
   });
@@ -97,7 +98,7 @@ describe("GET /cases", () => {
 
     const titles = async (query: string) => {
       const res = await owner.client.get(`/api/cases${query}`);
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expectStatus(res, 200);
       return res.body.items.map((i: { title: string }) => i.title);
     };
     expect(await titles("")).toEqual(["C", "B", "A"]);
@@ -127,7 +128,7 @@ describe("GET /cases", () => {
       ["call_id=x", "call_id"],
     ]) {
       const res = await owner.client.get(`/api/cases?${query}`);
-      expect(res.status, query).toBe(422);
+      expectStatus(res, 422, query);
       expect(res.body.detail[0].loc, query).toEqual(["query", field]);
     }
   });
@@ -148,7 +149,7 @@ describe("GET /cases/{id}", () => {
     await owner.client.post(`/api/cases/${opened.id}/comments`, { body: "first" });
     await owner.client.post(`/api/cases/${opened.id}/comments`, { body: "second" });
     const res = await owner.client.get(`/api/cases/${opened.id}`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.comments.map((c: { body: string }) => c.body)).toEqual(["first", "second"]);
     expect(res.body.comment_count).toBe(2);
     expect(res.body.call).toMatchObject({ id: call.id, analysis: { probability: 91, title: "Fake Visa fraud desk" } });
@@ -159,7 +160,7 @@ describe("GET /cases/{id}", () => {
     const theirs = await openCase(await createAccount());
     for (const id of [theirs.id, crypto.randomUUID()]) {
       const res = await owner.client.get(`/api/cases/${id}`);
-      expect(res.status).toBe(404);
+      expectStatus(res, 404);
       expect(res.body).toEqual({ detail: "Case not found" });
     }
   });
@@ -171,7 +172,7 @@ describe("PATCH /cases/{id}", () => {
     const opened = await openCase(owner);
     for (const status of ["resolved", "in_review", "dismissed", "open", "resolved"]) {
       const res = await owner.client.patch(`/api/cases/${opened.id}`, { status });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expectStatus(res, 200);
       expect(res.body.status).toBe(status);
     }
     const detail = (await owner.client.get(`/api/cases/${opened.id}`)).body;
@@ -187,7 +188,7 @@ describe("PATCH /cases/{id}", () => {
     const res = await owner.client.patch(`/api/cases/${opened.id}`, { title: "Renamed", description: null, severity: "low" });
     expect(res.body).toMatchObject({ title: "Renamed", description: null, severity: "low", status: "open" });
     const bad = await owner.client.patch(`/api/cases/${opened.id}`, { status: "closed" });
-    expect(bad.status).toBe(422);
+    expectStatus(bad, 422);
     expect(bad.body.detail[0].loc).toEqual(["body", "status"]);
   });
 
@@ -196,7 +197,7 @@ describe("PATCH /cases/{id}", () => {
     const member = await addMember(owner, "Ada Analyst");
     const opened = await openCase(owner, { title: "Spoofed bank calls" });
     const res = await owner.client.patch(`/api/cases/${opened.id}`, { assigned_to: member.userId });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ assigned_to: member.userId, assigned_to_label: "Ada Analyst" });
     const mail = await latestMailTo(member.email);
     expect(mail).toContain(`assigned case #${opened.case_no} to you`);
@@ -216,7 +217,7 @@ describe("PATCH /cases/{id}", () => {
     const opened = await openCase(owner);
     for (const userId of [inactive.userId, other.account.id, crypto.randomUUID()]) {
       const res = await owner.client.patch(`/api/cases/${opened.id}`, { assigned_to: userId, title: "changed" });
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail).toEqual([
         { loc: ["body", "assigned_to"], msg: "assigned_to must be an active user of this account", type: "value_error" },
       ]);
@@ -239,7 +240,7 @@ describe("POST /cases/{id}/comments", () => {
     const member = await addMember(owner, "Ada Analyst");
     const opened = await openCase(owner);
     const res = await member.client.post(`/api/cases/${opened.id}/comments`, { body: "Same ANI as last week." });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({ author_kind: "user", author_label: "Ada Analyst", body: "Same ANI as last week." });
     expect((await owner.client.get(`/api/cases/${opened.id}`)).body.comment_count).toBe(1);
   });
@@ -248,7 +249,7 @@ describe("POST /cases/{id}/comments", () => {
     const owner = await createAccount();
     const opened = await openCase(owner);
     const empty = await owner.client.post(`/api/cases/${opened.id}/comments`, { body: "" });
-    expect(empty.status).toBe(422);
+    expectStatus(empty, 422);
     expect(empty.body.detail[0].loc).toEqual(["body", "body"]);
     const theirs = await openCase(await createAccount());
     expect((await owner.client.post(`/api/cases/${theirs.id}/comments`, { body: "hi" })).status).toBe(404);
@@ -270,7 +271,7 @@ describe("GET /cases/prefill", () => {
       summary: "Caller claimed the card was blocked.",
     });
     const res = await owner.client.get(`/api/cases/prefill?call_id=${call.id}`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ title: "Fake Visa fraud desk", severity: "critical", existing_case_id: null });
     for (const text of [
       "+14155550100",
@@ -309,7 +310,7 @@ describe("GET /cases/prefill", () => {
     const owner = await createAccount();
     const theirs = await insertCall(await createAccount());
     const res = await owner.client.get(`/api/cases/prefill?call_id=${theirs.id}`);
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Call not found" });
     expect((await owner.client.get("/api/cases/prefill")).status).toBe(422);
   });

@@ -2,13 +2,13 @@
 // only our own origin, kept out of caches, sending no Referer, and carrying nothing of the link.
 // test/browser/share-page.test.ts drives the page itself in Chromium.
 import { describe, expect, it } from "vitest";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 
 describe("GET /share/{token}", () => {
   it("serves the page under a CSP of our own origin only, with no inline script or style", async () => {
     const token = "q2xV0m3lV8n1c8o0Jv1tq5b0Zp4ZyH6m2u0R3s9cW1E";
     const res = await request("GET", `/share/${token}`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(res.headers.get("content-security-policy")).toBe(
       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; media-src 'self'; img-src 'self'; " +

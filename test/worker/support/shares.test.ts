@@ -6,7 +6,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { stereoWav } from "../fixtures/call.ts";
 import { addTranscript, giveVerdict, insertCall } from "../fixtures/call-record.ts";
-import { request, type Reply } from "../fixtures/client.ts";
+import { expectStatus, type Reply, request } from "../fixtures/client.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 
 const INVALID = { detail: "Invalid link or password" };
@@ -38,7 +38,7 @@ async function sharedCall(owner: Session) {
 
 async function share(owner: Session, callId: string, body: Record<string, unknown> = {}) {
   const res = await owner.client.post(`/api/calls/${callId}/share`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201);
   return { ...res.body, token: new URL(res.body.url).pathname.split("/").pop() as string };
 }
 
@@ -107,12 +107,12 @@ describe("POST /calls/{id}/share", () => {
     const call = await sharedCall(owner);
     for (const hours of [0, 8761, 1.5, "24"]) {
       const res = await owner.client.post(`/api/calls/${call.id}/share`, { expires_in_hours: hours });
-      expect(res.status, String(hours)).toBe(422);
+      expectStatus(res, 422, String(hours));
       expect(res.body.detail[0].loc).toEqual(["body", "expires_in_hours"]);
     }
     const theirs = await sharedCall(await createAccount());
     const res = await owner.client.post(`/api/calls/${theirs.id}/share`, {});
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Call not found" });
     const n = await env.DB.prepare("SELECT COUNT(*) AS n FROM call_shares WHERE customer_id = ?")
       .bind(owner.account.id)
@@ -128,7 +128,7 @@ describe("GET /calls/{id}/shares", () => {
     const first = await share(owner, call.id);
     const second = await share(owner, call.id);
     const res = await owner.client.get(`/api/calls/${call.id}/shares`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.items.map((s: any) => s.id)).toEqual([second.id, first.id]);
     expect(res.body.items[1].url).toBe(first.url);
     const text = JSON.stringify(res.body);
@@ -144,7 +144,7 @@ describe("meta and unlock", () => {
     const owner = await createAccount({ company: "Northwind Telecom" });
     const made = await share(owner, (await sharedCall(owner)).id);
     const meta = await request("GET", `/api/public/shares/${made.token}/meta`);
-    expect(meta.status).toBe(200);
+    expectStatus(meta, 200);
     expect(meta.body).toEqual({ exists: true, requires_password: true, revoked: false, expired: false, company_name: "Northwind Telecom" });
     const unknown = await request("GET", "/api/public/shares/not-a-token/meta");
     expect(unknown.body).toEqual({ exists: false, requires_password: true, revoked: false, expired: false, company_name: null });
@@ -277,7 +277,7 @@ describe("DELETE /calls/shares/{id}", () => {
     expect((await view(made.token, viewToken)).status).toBe(200);
 
     const revoked = await owner.client.delete(`/api/calls/shares/${made.id}`);
-    expect(revoked.status).toBe(200);
+    expectStatus(revoked, 200);
     expect(revoked.body).toMatchObject({ id: made.id, active: false });
     expect(revoked.body.revoked_at).toEqual(expect.any(String));
 
@@ -296,7 +296,7 @@ describe("DELETE /calls/shares/{id}", () => {
     const theirs = await createAccount();
     const made = await share(theirs, (await sharedCall(theirs)).id);
     const res = await owner.client.delete(`/api/calls/shares/${made.id}`);
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Share link not found" });
     expect((await unlock(made.token, made.password)).status).toBe(200);
   });
@@ -308,7 +308,7 @@ describe("POST /calls/shares/{id}/rotate", () => {
     const made = await share(owner, (await sharedCall(owner)).id);
     const oldView = await viewTokenOf(made.token, made.password);
     const rotated = await owner.client.post(`/api/calls/shares/${made.id}/rotate`);
-    expect(rotated.status).toBe(200);
+    expectStatus(rotated, 200);
     expect(rotated.body).toMatchObject({ id: made.id, url: made.url, active: true });
     expect(rotated.body.password).not.toBe(made.password);
     expect((await unlock(made.token, made.password)).status).toBe(401);
@@ -328,7 +328,7 @@ describe("POST /calls/shares/{id}/rotate", () => {
       .run();
     for (const made of [revoked, expired]) {
       const res = await owner.client.post(`/api/calls/shares/${made.id}/rotate`);
-      expect(res.status).toBe(409);
+      expectStatus(res, 409);
       expect(res.body).toEqual({ detail: "This link is revoked or expired" });
     }
     expect((await request("GET", `/api/public/shares/${expired.token}/meta`)).body).toMatchObject({ expired: true, revoked: false });

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 import { addMember, createAccount, latestMailTo, makePlatformAdmin, type Session } from "../fixtures/factory.ts";
 
 const SERVICE_TEAM = "service-team@call-shield.example";
@@ -16,7 +16,7 @@ const countTickets = async (owner: Session) =>
 
 async function openTicket(owner: Session, body: Record<string, unknown> = {}) {
   const res = await owner.client.post("/api/support/tickets", { subject: "Routing question", body: "How do prefixes win?", ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201);
   return res.body;
 }
 
@@ -71,7 +71,7 @@ describe("POST /support/tickets", () => {
     const owner = await createAccount();
     const theirs = await insertCall(await createAccount());
     const res = await owner.client.post("/api/support/tickets", { subject: "x", body: "y", call_id: theirs.id });
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Call not found" });
     expect(await countTickets(owner)).toBe(0);
   });
@@ -85,7 +85,7 @@ describe("POST /support/tickets", () => {
       [{ subject: "x", body: "y", call_id: "nope" }, "call_id"],
     ] as const) {
       const res = await owner.client.post("/api/support/tickets", body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
+      expectStatus(res, 422, JSON.stringify(body));
       expect(res.body.detail[0].loc).toEqual(["body", field]);
     }
     expect(await countTickets(owner)).toBe(0);
@@ -128,7 +128,7 @@ describe("GET /support/tickets", () => {
       ["kind=complaint", "kind"],
     ]) {
       const res = await owner.client.get(`/api/support/tickets?${query}`);
-      expect(res.status, query).toBe(422);
+      expectStatus(res, 422, query);
       expect(res.body.detail[0].loc).toEqual(["query", field]);
     }
   });
@@ -139,7 +139,7 @@ describe("PATCH /support/tickets/{id}", () => {
     const owner = await createAccount();
     const ticket = await openTicket(owner);
     const closed = await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: "closed" });
-    expect(closed.status).toBe(200);
+    expectStatus(closed, 200);
     expect(closed.body.status).toBe("closed");
     expect(Date.parse(closed.body.closed_at)).toBeGreaterThan(Date.now() - 60_000);
     // Closing again keeps the first closing time.
@@ -156,7 +156,7 @@ describe("PATCH /support/tickets/{id}", () => {
     for (const before of ["open", "closed"]) {
       await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: before });
       const res = await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: "answered" });
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail).toEqual([
         { loc: ["body", "status"], msg: "only a reply from support marks a ticket answered", type: "value_error" },
       ]);
@@ -168,7 +168,7 @@ describe("PATCH /support/tickets/{id}", () => {
     const owner = await createAccount();
     const theirs = await openTicket(await createAccount());
     const res = await owner.client.patch(`/api/support/tickets/${theirs.id}`, { status: "closed" });
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual({ detail: "Ticket not found" });
     expect((await owner.client.get(`/api/support/tickets/${theirs.id}`)).status).toBe(404);
   });
@@ -181,7 +181,7 @@ describe("POST /support/tickets/{id}/messages", () => {
     const ticket = await openTicket(owner);
     await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: "closed" });
     const res = await member.client.post(`/api/support/tickets/${ticket.id}/messages`, { body: "Still happening on +4930." });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({ author_kind: "customer", author_label: "Ada Analyst", body: "Still happening on +4930." });
     const detail = (await owner.client.get(`/api/support/tickets/${ticket.id}`)).body;
     expect(detail).toMatchObject({ status: "open", closed_at: null, message_count: 1 });
@@ -207,7 +207,7 @@ describe("the service team's replies (platform administrators)", () => {
     const ticket = await openTicket(member, { subject: "Prefix question" });
     const admin = await platformAdmin();
     const reply = await admin.client.post(`/api/admin/support/tickets/${ticket.id}/messages`, { body: "The longest prefix wins." });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    expectStatus(reply, 201);
     expect(reply.body).toMatchObject({ author_kind: "support", author_label: "Support team", body: "The longest prefix wins." });
 
     const detail = (await owner.client.get(`/api/support/tickets/${ticket.id}`)).body;
@@ -229,7 +229,7 @@ describe("the service team's replies (platform administrators)", () => {
       expect((await admin.client.post(`/api/admin/support/tickets/${ticket.id}/messages`, { body: "Answer" })).status).toBe(201);
       expect((await owner.client.get(`/api/support/tickets/${ticket.id}`)).body).toMatchObject({ status: "answered", closed_at: null });
       const moved = await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: next });
-      expect(moved.status).toBe(200);
+      expectStatus(moved, 200);
       expect(moved.body.status).toBe(next);
       expect(moved.body.closed_at === null).toBe(next === "open");
     }
@@ -251,19 +251,19 @@ describe("the service team's replies (platform administrators)", () => {
     const ticket = await openTicket(owner);
     const body = { body: "I am support, honest." };
     const own = await owner.client.post(`/api/admin/support/tickets/${ticket.id}/messages`, body);
-    expect(own.status).toBe(403);
+    expectStatus(own, 403);
     expect(own.body).toEqual({ detail: "admin_required" });
     expect((await owner.client.get("/api/admin/support/tickets")).status).toBe(403);
 
     const admin = await platformAdmin();
     const key = await admin.client.post("/api/auth/api-keys", { name: "script" });
-    expect(key.status).toBe(201);
+    expectStatus(key, 201);
     const byKey = await request("POST", `/api/admin/support/tickets/${ticket.id}/messages`, { apiKey: key.body.key, body });
-    expect(byKey.status).toBe(403);
+    expectStatus(byKey, 403);
     expect((await owner.client.get(`/api/support/tickets/${ticket.id}`)).body).toMatchObject({ status: "open", message_count: 0 });
 
     const missing = await admin.client.post(`/api/admin/support/tickets/${crypto.randomUUID()}/messages`, body);
-    expect(missing.status).toBe(404);
+    expectStatus(missing, 404);
     expect(missing.body).toEqual({ detail: "Ticket not found" });
   });
 });

@@ -13,16 +13,17 @@ import { createAccount, principalOf, testServices, type Session } from "../fixtu
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { callRow, node } from "../fixtures/node-client.ts";
 import { uniqueAni, verdictEvent } from "../fixtures/verdict.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const addRule = async (owner: Session, body: Record<string, unknown> = {}) => {
   const res = await owner.client.post("/api/automation/rules", { name: "Sure scams", ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201);
   return res.body;
 };
 
 const controlsOf = async (owner: Session, query = "") => {
   const res = await owner.client.get(`/api/automation/controls${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expectStatus(res, 200);
   return res.body;
 };
 
@@ -59,14 +60,14 @@ describe("automation rules", () => {
   it("refuse a divert without a destination (422 naming it) or to an unknown one (404), storing nothing", async () => {
     const owner = await createAccount();
     const missing = await owner.client.post("/api/automation/rules", { name: "Divert", action: "divert" });
-    expect(missing.status).toBe(422);
+    expectStatus(missing, 422);
     expect(missing.body.detail[0]).toMatchObject({ loc: ["body", "divert_destination_id"] });
     expect(missing.body.detail[0].msg).toBe("divert_destination_id is required when action is 'divert'");
     const other = await addDestination(await createAccount());
     const unknown = await owner.client.post("/api/automation/rules", { name: "Divert", action: "divert", divert_destination_id: other.id });
     expect(unknown).toMatchObject({ status: 404, body: { detail: "divert destination not found" } });
     const bad = await owner.client.post("/api/automation/rules", { name: "x", min_probability: 101, recommendations: ["maybe"] });
-    expect(bad.status).toBe(422);
+    expectStatus(bad, 422);
     expect(bad.body.detail.map((d: any) => d.loc.join("."))).toEqual(
       expect.arrayContaining(["body.min_probability", "body.recommendations.0"]),
     );
@@ -96,7 +97,7 @@ describe("automation rules", () => {
     const owner = await createAccount();
     const rule = await addRule(owner, { duration_hours: 24 });
     const refused = await owner.client.patch(`/api/automation/rules/${rule.id}`, { action: "divert" });
-    expect(refused.status).toBe(422);
+    expectStatus(refused, 422);
     expect(refused.body.detail[0].loc).toEqual(["body", "divert_destination_id"]);
     const honeypot = await addDestination(owner, { label: "Honeypot" });
     const diverting = await owner.client.patch(`/api/automation/rules/${rule.id}`, {
@@ -215,7 +216,7 @@ describe("controlled numbers", () => {
     await deliver(owner, { ani: uniqueAni() });
     const [control] = (await controlsOf(owner)).items;
     const released = await owner.client.post(`/api/automation/controls/${control.id}/release`);
-    expect(released.status).toBe(200);
+    expectStatus(released, 200);
     expect(released.body).toMatchObject({ id: control.id, released_at: expect.any(String) });
     expect(await owner.client.post(`/api/automation/controls/${control.id}/release`)).toMatchObject({
       status: 409,

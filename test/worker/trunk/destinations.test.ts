@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../worker/lib/crypto.ts";
 import { decryptSecret } from "../../../worker/lib/secrets.ts";
-import { ORIGIN, request } from "../fixtures/client.ts";
+import { expectStatus, ORIGIN, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { addMember, createAccount, type Session } from "../fixtures/factory.ts";
 
@@ -18,7 +18,7 @@ const rowOf = (id: string) => env.DB.prepare("SELECT * FROM destinations WHERE i
 
 const list = async (session: Session) => {
   const res = await session.client.get(PATH);
-  expect(res.status).toBe(200);
+  expectStatus(res, 200);
   return res.body as Row[];
 };
 
@@ -31,7 +31,7 @@ describe("creating destinations", () => {
   it("fills every default of a SIP destination", async () => {
     const owner = await createAccount();
     const res = await owner.client.post(PATH, { host: "sbc.carrier.test" });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       host: "sbc.carrier.test",
@@ -144,7 +144,7 @@ describe("voice providers", () => {
   it("lists the catalogue with defaults, codecs, agent identifier, auth and webhooks", async () => {
     const owner = await createAccount();
     const res = await owner.client.get("/api/customer/voice-providers");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const keys = res.body.map((p: Row) => p.key);
     expect(keys).toEqual(expect.arrayContaining(["elevenlabs", "retell", "vapi", "bland", "synthflow", "openai_realtime"]));
     for (const p of res.body as Row[]) {
@@ -212,7 +212,7 @@ describe("listing, changing and deleting", () => {
       config: { a: 1 },
     };
     const patched = await owner.client.patch(`${PATH}/${second.id}`, change);
-    expect(patched.status).toBe(200);
+    expectStatus(patched, 200);
     expect(patched.body).toMatchObject({ id: second.id, ...change, created_at: second.created_at });
     expect((await list(owner)).find((d) => d.id === second.id)).toEqual(patched.body);
 
@@ -224,7 +224,7 @@ describe("listing, changing and deleting", () => {
     expect((await owner.client.delete(`${PATH}/${first.id}`)).status).toBe(204);
     expect((await list(owner)).map((d) => d.id)).toEqual([third.id, second.id]);
     const again = await owner.client.delete(`${PATH}/${first.id}`);
-    expect(again.status).toBe(404);
+    expectStatus(again, 404);
     expect(again.body).toEqual({ detail: "Destination not found" });
     expect((await owner.client.patch(`${PATH}/${first.id}`, { label: "x" })).status).toBe(404);
   });
@@ -290,7 +290,7 @@ describe("listing, changing and deleting", () => {
     const made = await addDestination(owner, { host: "sbc.carrier.test", port: 5080 });
 
     const toAgent = await owner.client.patch(`${PATH}/${made.id}`, { kind: "voice_ai", provider: "retell" });
-    expect(toAgent.status).toBe(200);
+    expectStatus(toAgent, 200);
     expect(toAgent.body).toMatchObject({ kind: "voice_ai", provider: "retell", host: "sip.retellai.com", port: 5060, transport: "tcp" });
     expect(toAgent.body.webhook_url).toMatch(WEBHOOK_URL);
 
@@ -307,15 +307,15 @@ describe("listing, changing and deleting", () => {
     expect(row).toMatchObject({ webhook_token_hash: null, webhook_token_enc: null });
 
     const withProvider = await owner.client.patch(`${PATH}/${made.id}`, { provider: "vapi" });
-    expect(withProvider.status).toBe(422);
+    expectStatus(withProvider, 422);
     expect(locs(withProvider.body)).toEqual(["body.provider"]);
     const noProvider = await owner.client.patch(`${PATH}/${made.id}`, { kind: "voice_ai" });
-    expect(noProvider.status).toBe(422);
+    expectStatus(noProvider, 422);
     expect(noProvider.body.detail).toEqual([
       { loc: ["body", "provider"], msg: "provider is required for voice_ai destinations", type: "missing" },
     ]);
     const rotate = await owner.client.patch(`${PATH}/${made.id}`, { rotate_webhook_token: true });
-    expect(rotate.status).toBe(422);
+    expectStatus(rotate, 422);
     expect(locs(rotate.body)).toEqual(["body.rotate_webhook_token"]);
   });
 });
@@ -378,7 +378,7 @@ describe("credential, secret and key switches", () => {
       [{ clear_provider_key: true, provider_api_key: "k" }, "body.clear_provider_key"],
     ] as const) {
       const res = await owner.client.patch(`${PATH}/${made.id}`, body);
-      expect(res.status, field).toBe(422);
+      expectStatus(res, 422, field);
       expect(locs(res.body)).toEqual([field]);
     }
     expect((await list(owner))[0]!.has_credential).toBe(true);
@@ -407,7 +407,7 @@ describe("the inbound webhook URL", () => {
     expect(await decryptSecret(env.ENCRYPTION_KEY, row!.webhook_token_enc, `destination:${made.id}:webhook_token`)).toBe(tokenOf(url));
 
     const rotated = await owner.client.patch(`${PATH}/${made.id}`, { rotate_webhook_token: true });
-    expect(rotated.status).toBe(200);
+    expectStatus(rotated, 200);
     expect(rotated.body.webhook_url).toMatch(WEBHOOK_URL);
     expect(rotated.body.webhook_url).not.toBe(url);
     expect((await list(owner))[0]!.webhook_url).toBe(rotated.body.webhook_url);
@@ -455,7 +455,7 @@ describe("the limit", () => {
     const owner = await createAccount();
     const made = await Promise.all(Array.from({ length: 50 }, (_, i) => addDestination(owner, { label: `d${i}` })));
     const refused = await owner.client.post(PATH, { host: "sbc.carrier.test" });
-    expect(refused.status).toBe(409);
+    expectStatus(refused, 409);
     expect(refused.body).toEqual({ detail: "Maximum number of destinations reached" });
     expect(await list(owner)).toHaveLength(50);
     // Another account is not affected; deleting one makes room.
@@ -497,7 +497,7 @@ describe("validation", () => {
     ];
     for (const [body, field] of cases) {
       const res = await owner.client.post(PATH, body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
+      expectStatus(res, 422, JSON.stringify(body));
       expect(locs(res.body), JSON.stringify(body)).toEqual([field]);
     }
     expect(await list(owner)).toEqual([]);
@@ -514,12 +514,12 @@ describe("validation", () => {
       [{ kind: "voice_ai", provider: "acme-ai" }, "body.provider"],
     ] as const) {
       const res = await owner.client.patch(`${PATH}/${made.id}`, body);
-      expect(res.status, field).toBe(422);
+      expectStatus(res, 422, field);
       expect(locs(res.body)).toEqual([field]);
     }
     expect(await list(owner)).toEqual([made]);
     const notUuid = await owner.client.patch(`${PATH}/not-a-uuid`, { label: "x" });
-    expect(notUuid.status).toBe(422);
+    expectStatus(notUuid, 422);
     expect(locs(notUuid.body)).toEqual(["path.dest_id"]);
   });
 });
@@ -533,10 +533,10 @@ describe("tenancy", () => {
 
     expect((await list(b)).map((d) => d.id)).not.toContain(theirs.id);
     const patch = await b.client.patch(`${PATH}/${theirs.id}`, { label: "stolen", is_default: true });
-    expect(patch.status).toBe(404);
+    expectStatus(patch, 404);
     expect(patch.body).toEqual({ detail: "Destination not found" });
     const del = await b.client.delete(`${PATH}/${theirs.id}`);
-    expect(del.status).toBe(404);
+    expectStatus(del, 404);
     expect(del.body).toEqual({ detail: "Destination not found" });
     expect((await b.client.delete(`${PATH}/${crypto.randomUUID()}`)).body).toEqual({ detail: "Destination not found" });
 
@@ -569,7 +569,7 @@ describe("write-only secrets", () => {
         provider_api_key: apiKey,
       }),
     );
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const id = (created.body as Row).id as string;
     expect(created.body).toMatchObject({
       has_credential: true,

@@ -9,6 +9,7 @@ import { checkUrlForm } from "../../../worker/services/outbound-guard.ts";
 import { testWebhook } from "../../../worker/services/webhooks/account-webhook.ts";
 import { deliveryServices } from "../fixtures/delivery.ts";
 import { createAccount, principalOf } from "../fixtures/factory.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 const newSecret = () => `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))))}`;
 
@@ -57,7 +58,7 @@ describe("webhook URLs", () => {
     const owner = await createAccount();
     for (const url of DISGUISED) {
       const res = await owner.client.put("/api/customer/webhook", { url, secret: newSecret() });
-      expect(res.status, url).toBe(422);
+      expectStatus(res, 422, url);
       expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
     }
     expect((await owner.client.get("/api/customer/webhook")).body.url).toBeNull();
@@ -90,13 +91,13 @@ describe("alert channel URLs", () => {
     const owner = await createAccount();
     for (const url of DISGUISED) {
       const res = await owner.client.post("/api/customer/alert-channels", { kind: "webhook", url });
-      expect(res.status, url).toBe(422);
+      expectStatus(res, 422, url);
       expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
     }
     const channel = await owner.client.post("/api/customer/alert-channels", { kind: "webhook", url: "https://hooks.carrier.example/a" });
-    expect(channel.status).toBe(201);
+    expectStatus(channel, 201);
     const changed = await owner.client.patch(`/api/customer/alert-channels/${channel.body.id}`, { url: "https://[::7f00:1]/hook" });
-    expect(changed.status).toBe(422);
+    expectStatus(changed, 422);
     expect(changed.body.detail[0].loc).toEqual(["body", "url"]);
   });
 

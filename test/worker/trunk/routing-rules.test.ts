@@ -1,7 +1,7 @@
 // Prefix routing rules (spec: Routing rule, /customer/routing-rules).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 import { createAccount } from "../fixtures/factory.ts";
 import { addRoutingRule, insertDestination } from "../fixtures/network.ts";
 
@@ -15,7 +15,7 @@ describe("POST /customer/routing-rules", () => {
     const owner = await createAccount();
     const destination = await insertDestination(owner);
     const res = await owner.client.post("/api/customer/routing-rules", { prefix: "+4930", destination_id: destination.id });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(Object.keys(res.body).sort()).toEqual([
       "created_at",
       "destination_id",
@@ -50,14 +50,14 @@ describe("POST /customer/routing-rules", () => {
     }
     for (const prefix of ["", "+", "++1", "1+", "12a", " 1", "1-2", `+${"9".repeat(20)}`, "9".repeat(21), 44]) {
       const res = await owner.client.post("/api/customer/routing-rules", { prefix, destination_id: destination.id });
-      expect(res.status, String(prefix)).toBe(422);
+      expectStatus(res, 422, String(prefix));
       expect(res.body.detail[0].loc).toEqual(["body", "prefix"]);
     }
     const missing = await owner.client.post("/api/customer/routing-rules", { destination_id: destination.id });
     expect(missing.body.detail).toEqual([{ loc: ["body", "prefix"], msg: "Field required", type: "missing" }]);
     for (const priority of [1.5, -1, "10"]) {
       const res = await owner.client.post("/api/customer/routing-rules", { prefix: "7", destination_id: destination.id, priority });
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail[0].loc).toEqual(["body", "priority"]);
     }
     expect((await owner.client.get("/api/customer/routing-rules")).body).toHaveLength(4);
@@ -69,12 +69,12 @@ describe("POST /customer/routing-rules", () => {
     const theirs = await insertDestination(other);
     for (const destination_id of [theirs.id, crypto.randomUUID()]) {
       const res = await owner.client.post("/api/customer/routing-rules", { prefix: "44", destination_id });
-      expect(res.status).toBe(404);
+      expectStatus(res, 404);
       expect(res.body).toEqual(NO_DESTINATION);
     }
     for (const destination_id of [undefined, null, "nope"]) {
       const res = await owner.client.post("/api/customer/routing-rules", { prefix: "44", destination_id });
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail[0].loc).toEqual(["body", "destination_id"]);
     }
     expect((await owner.client.get("/api/customer/routing-rules")).body).toEqual([]);
@@ -86,7 +86,7 @@ describe("POST /customer/routing-rules", () => {
     const d2 = await insertDestination(owner);
     await addRoutingRule(owner, "44", d1.id);
     const dup = await owner.client.post("/api/customer/routing-rules", { prefix: "44", destination_id: d1.id, priority: 5 });
-    expect(dup.status).toBe(409);
+    expectStatus(dup, 409);
     expect(dup.body).toEqual({ detail: "Conflict" });
     // Same prefix to another destination, or another account with the same prefix, is fine.
     await addRoutingRule(owner, "44", d2.id);
@@ -131,7 +131,7 @@ describe("PATCH /customer/routing-rules/{rule_id}", () => {
       priority: 3,
       label: "Paris",
     });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({
       id: rule.id,
       prefix: "+331",
@@ -164,12 +164,12 @@ describe("PATCH /customer/routing-rules/{rule_id}", () => {
       [third.id, { prefix: "49" }],
     ] as const) {
       const res = await owner.client.patch(`/api/customer/routing-rules/${id}`, body);
-      expect(res.status).toBe(409);
+      expectStatus(res, 409);
       expect(res.body).toEqual({ detail: "Conflict" });
     }
     for (const body of [{ prefix: "x" }, { priority: -5 }, { enabled: 1 }, { destination_id: null }]) {
       const res = await owner.client.patch(`/api/customer/routing-rules/${other.id}`, body);
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail[0].loc).toEqual(["body", Object.keys(body)[0]]);
     }
     const list = (await owner.client.get("/api/customer/routing-rules")).body;
@@ -185,15 +185,15 @@ describe("PATCH /customer/routing-rules/{rule_id}", () => {
     const mine = await addRoutingRule(a, "1", (await insertDestination(a)).id);
 
     const unknown = await a.client.patch(`/api/customer/routing-rules/${crypto.randomUUID()}`, { priority: 1 });
-    expect(unknown.status).toBe(404);
+    expectStatus(unknown, 404);
     expect(unknown.body).toEqual(NOT_FOUND);
     const cross = await a.client.patch(`/api/customer/routing-rules/${theirs.id}`, { priority: 1, label: "hijack" });
-    expect(cross.status).toBe(404);
+    expectStatus(cross, 404);
     expect(cross.body).toEqual(NOT_FOUND);
     expect((await b.client.get("/api/customer/routing-rules")).body).toEqual([theirs]);
 
     const dest = await a.client.patch(`/api/customer/routing-rules/${mine.id}`, { destination_id: bDest.id });
-    expect(dest.status).toBe(404);
+    expectStatus(dest, 404);
     expect(dest.body).toEqual(NO_DESTINATION);
     expect((await a.client.get("/api/customer/routing-rules")).body).toEqual([mine]);
   });
@@ -207,14 +207,14 @@ describe("DELETE /customer/routing-rules/{rule_id}", () => {
     const mine = await addRoutingRule(a, "7", (await insertDestination(a)).id);
 
     const cross = await a.client.delete(`/api/customer/routing-rules/${theirs.id}`);
-    expect(cross.status).toBe(404);
+    expectStatus(cross, 404);
     expect(cross.body).toEqual(NOT_FOUND);
     expect((await b.client.get("/api/customer/routing-rules")).body).toEqual([theirs]);
 
     expect((await a.client.delete(`/api/customer/routing-rules/${mine.id}`)).status).toBe(204);
     expect((await a.client.get("/api/customer/routing-rules")).body).toEqual([]);
     const again = await a.client.delete(`/api/customer/routing-rules/${mine.id}`);
-    expect(again.status).toBe(404);
+    expectStatus(again, 404);
     expect(again.body).toEqual(NOT_FOUND);
     expect((await request("DELETE", `/api/customer/routing-rules/${mine.id}`)).status).toBe(401);
   });

@@ -11,7 +11,7 @@ import type { Registry } from "../../../worker/services/context.ts";
 import { Unavailable } from "../../../worker/services/errors.ts";
 import { newApp } from "../../../worker/app.ts";
 import { createIpEntry, deleteIpEntry, updateIpEntry } from "../../../worker/services/trunk/whitelist.ts";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, request } from "../fixtures/client.ts";
 import { createAccount, latestMailTo, makePlatformAdmin, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { addWhitelistEntry, insertDestination, registry, v4Block, v4Wide, v6Block } from "../fixtures/network.ts";
 import { addDestination } from "../fixtures/destination.ts";
@@ -41,7 +41,7 @@ describe("GET /customer/network-info", () => {
   it("tells where to send calls, from configuration", async () => {
     const owner = await createAccount();
     const res = await owner.client.get("/api/customer/network-info");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({ ingress_host: "sip.example.net", ingress_port: 5060, transports: ["udp", "tcp"] });
     expect((await request("GET", "/api/customer/network-info")).status).toBe(401);
   });
@@ -52,7 +52,7 @@ describe("POST /customer/ips", () => {
     const owner = await createAccount();
     const { cidr } = v4Block();
     const res = await owner.client.post("/api/customer/ips", { cidr });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     // The spec's fields, and our proof-of-control extension.
     expect(Object.keys(res.body).sort()).toEqual([
       "admits_calls",
@@ -141,13 +141,13 @@ describe("POST /customer/ips", () => {
     ];
     for (const [cidr, msg] of refused) {
       const res = await owner.client.post("/api/customer/ips", { cidr });
-      expect(res.status, cidr).toBe(422);
+      expectStatus(res, 422, cidr);
       expect(res.body.detail).toHaveLength(1);
       expect(res.body.detail[0]).toMatchObject({ loc: ["body", "cidr"], type: "value_error" });
       expect(res.body.detail[0].msg, cidr).toMatch(msg);
     }
     const missing = await owner.client.post("/api/customer/ips", { label: "no range" });
-    expect(missing.status).toBe(422);
+    expectStatus(missing, 422);
     expect(missing.body.detail[0]).toMatchObject({ loc: ["body", "cidr"], type: "missing" });
     expect(await rowsOf(owner)).toEqual([]);
     expect(await registry().claimsOf(owner.account.id)).toEqual([]);
@@ -173,7 +173,7 @@ describe("POST /customer/ips", () => {
     const { base } = v4Block();
     for (const dial_prefix of ["", "12a4", "+49", "1".repeat(17), 4711]) {
       const res = await owner.client.post("/api/customer/ips", { cidr: `${base}.0/24`, dial_prefix });
-      expect(res.status, String(dial_prefix)).toBe(422);
+      expectStatus(res, 422, String(dial_prefix));
       expect(res.body.detail[0].loc).toEqual(["body", "dial_prefix"]);
     }
     expect((await addWhitelistEntry(owner, `${base}.0/24`, { dial_prefix: "1".repeat(16) })).dial_prefix).toBe("1".repeat(16));
@@ -188,7 +188,7 @@ describe("POST /customer/ips", () => {
     const { cidr } = v4Block();
     for (const destination_id of [theirs.id, crypto.randomUUID()]) {
       const res = await owner.client.post("/api/customer/ips", { cidr, destination_id });
-      expect(res.status).toBe(404);
+      expectStatus(res, 404);
       expect(res.body).toEqual({ detail: "Destination not found" });
     }
     expect((await owner.client.post("/api/customer/ips", { cidr, destination_id: "not-a-uuid" })).status).toBe(422);
@@ -219,7 +219,7 @@ describe("POST /customer/ips", () => {
       { cidr: `${base}.9/32`, dial_prefix: "55" },
     ]) {
       const res = await owner.client.post("/api/customer/ips", body);
-      expect(res.status).toBe(409);
+      expectStatus(res, 409);
       expect(res.body).toEqual(EXISTS);
     }
     // Both requests pass the first look; the unique index refuses one and its claim is given back.
@@ -249,7 +249,7 @@ describe("POST /customer/ips", () => {
     ];
     for (const cidr of clashing) {
       const res = await b.client.post("/api/customer/ips", { cidr, dial_prefix: "1" });
-      expect(res.status, cidr).toBe(409);
+      expectStatus(res, 409, cidr);
       expect(res.body).toEqual(OVERLAP);
     }
     expect(await rowsOf(b)).toEqual([]);
@@ -291,7 +291,7 @@ describe("PATCH /customer/ips/{ip_id}", () => {
       destination_id: d2.id,
       enabled: false,
     });
-    expect(changed.status).toBe(200);
+    expectStatus(changed, 200);
     expect(changed.body).toEqual({
       ...entry,
       label: "new",
@@ -319,7 +319,7 @@ describe("PATCH /customer/ips/{ip_id}", () => {
     const entry = await addWhitelistEntry(owner, `${base}.0/24`, { label: "keep" });
     for (const cidr of [`${base}.0/25`, `${base}.0/24`, null]) {
       const res = await owner.client.patch(`/api/customer/ips/${entry.id}`, { cidr, label: "changed" });
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail).toEqual([
         { loc: ["body", "cidr"], msg: "The CIDR cannot be changed: delete the entry and add the new range", type: "value_error" },
       ]);
@@ -334,14 +334,14 @@ describe("PATCH /customer/ips/{ip_id}", () => {
     const other = await addWhitelistEntry(owner, `${base}.5`, { dial_prefix: "2" });
     const bare = await addWhitelistEntry(owner, `${base}.5`);
     const clash = await owner.client.patch(`/api/customer/ips/${other.id}`, { dial_prefix: "1" });
-    expect(clash.status).toBe(409);
+    expectStatus(clash, 409);
     expect(clash.body).toEqual(EXISTS);
     const clashNull = await owner.client.patch(`/api/customer/ips/${other.id}`, { dial_prefix: null });
     expect(clashNull.body).toEqual(EXISTS);
     expect((await owner.client.patch(`/api/customer/ips/${bare.id}`, { dial_prefix: "3" })).status).toBe(200);
     for (const body of [{ dial_prefix: "x" }, { enabled: "yes" }, { destination_id: "nope" }, { label: "l".repeat(201) }]) {
       const res = await owner.client.patch(`/api/customer/ips/${other.id}`, body);
-      expect(res.status).toBe(422);
+      expectStatus(res, 422);
       expect(res.body.detail[0].loc).toEqual(["body", Object.keys(body)[0]]);
     }
     expect((await owner.client.get(`/api/customer/ips`)).body.find((e: any) => e.id === other.id)).toEqual(other);
@@ -353,15 +353,15 @@ describe("PATCH /customer/ips/{ip_id}", () => {
     const theirs = await addWhitelistEntry(b, v4Block().cidr, { label: "b's" });
     const mine = await addWhitelistEntry(a, v4Block().cidr);
     const unknown = await a.client.patch(`/api/customer/ips/${crypto.randomUUID()}`, { label: "x" });
-    expect(unknown.status).toBe(404);
+    expectStatus(unknown, 404);
     expect(unknown.body).toEqual(NOT_FOUND);
     const cross = await a.client.patch(`/api/customer/ips/${theirs.id}`, { label: "hijack", enabled: false });
-    expect(cross.status).toBe(404);
+    expectStatus(cross, 404);
     expect(cross.body).toEqual(NOT_FOUND);
     expect((await b.client.get("/api/customer/ips")).body).toEqual([theirs]);
     const bDestination = await insertDestination(b);
     const dest = await a.client.patch(`/api/customer/ips/${mine.id}`, { destination_id: bDestination.id });
-    expect(dest.status).toBe(404);
+    expectStatus(dest, 404);
     expect(dest.body).toEqual({ detail: "Destination not found" });
     expect((await a.client.get("/api/customer/ips")).body).toEqual([mine]);
   });
@@ -383,7 +383,7 @@ describe("DELETE /customer/ips/{ip_id}", () => {
     // Now the first account is the stranger.
     expect((await a.client.post("/api/customer/ips", { cidr: `${base}.0/24` })).body).toEqual(OVERLAP);
     const again = await a.client.delete(`/api/customer/ips/${entry.id}`);
-    expect(again.status).toBe(404);
+    expectStatus(again, 404);
     expect(again.body).toEqual(NOT_FOUND);
     expect((await b.client.get("/api/customer/ips")).body).toEqual([taken]);
   });
@@ -393,7 +393,7 @@ describe("DELETE /customer/ips/{ip_id}", () => {
     const b = await createAccount();
     const theirs = await addWhitelistEntry(b, v4Block().cidr);
     const res = await a.client.delete(`/api/customer/ips/${theirs.id}`);
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body).toEqual(NOT_FOUND);
     expect((await b.client.get("/api/customer/ips")).body).toEqual([theirs]);
     await expectRegistryAgrees(b);
@@ -607,13 +607,13 @@ describe("proof of control (issue 20, finding 4)", () => {
 
     // A wrong code changes nothing.
     const wrong = await carrier.client.post(`/api/customer/ips/${contested.id}/verify`, { code: "0000000000000000" });
-    expect(wrong.status).toBe(422);
+    expectStatus(wrong, 422);
     expect(wrong.body.detail[0].loc).toEqual(["body", "code"]);
 
     // The carrier's SBC sends an OPTIONS from the range; our answer's header goes to the carrier.
     const header = await proofHeaderFor(`${base}.7`);
     const verified = await carrier.client.post(`/api/customer/ips/${contested.id}/verify`, { code: header });
-    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    expectStatus(verified, 200);
     expect(verified.body).toMatchObject({ admits_calls: true, pending_reason: null, verification: "verified" });
     expect(verified.body.verified_at).not.toBeNull();
 
@@ -632,10 +632,10 @@ describe("proof of control (issue 20, finding 4)", () => {
     // The squatter cannot take it back, even holding its own code, nor claim over a proven range.
     const squatterCode = await proofCode(loadConfig(env), squatted.id, ((await rowById(squatted.id)) as any).proof_nonce);
     const back = await squatter.client.post(`/api/customer/ips/${squatted.id}/verify`, { code: squatterCode });
-    expect(back.status).toBe(409);
+    expectStatus(back, 409);
     expect(back.body).toEqual({ detail: "Another account has proven control of an overlapping range" });
     const again = await squatter.client.post("/api/customer/ips", { cidr: `${base}.0/25`, contest: true });
-    expect(again.status).toBe(409);
+    expectStatus(again, 409);
   });
 
   it("admits a range wider than /24 only once verified or approved by an administrator", async () => {
@@ -652,7 +652,7 @@ describe("proof of control (issue 20, finding 4)", () => {
     const admin = await createAccount();
     await makePlatformAdmin(admin);
     const approved = await admin.client.post(`/api/admin/ips/${entry.id}/approve`);
-    expect(approved.status).toBe(200);
+    expectStatus(approved, 200);
     expect(approved.body).toMatchObject({ id: entry.id, admits_calls: true, verification: "approved" });
     expect(await rangesHolding(`${base}.9.9`)).toEqual([owner.account.id]);
     expect(await proofHeaderFor(`${base}.9.9`)).toBe("");

@@ -13,6 +13,7 @@ import { endedCall, sampleOut, stereoWav, uploadRecording } from "../fixtures/ca
 import { deliveryServices } from "../fixtures/delivery.ts";
 import { createAccount, principalOf, type Session } from "../fixtures/factory.ts";
 import { uniqueAni, verdictEvent } from "../fixtures/verdict.ts";
+import { expectStatus } from "../fixtures/client.ts";
 
 /** A Standard Webhooks secret (whsec_ and base64 of 24 random bytes), as receivers generate them. */
 const newSecret = () => `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))))}`;
@@ -21,7 +22,7 @@ const HOOK = "https://hooks.carrier.example/call-shield";
 
 async function configure(owner: Session, secret = newSecret(), url = HOOK) {
   const res = await owner.client.put("/api/customer/webhook", { url, secret });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expectStatus(res, 200);
   return secret;
 }
 
@@ -42,7 +43,7 @@ describe("webhook settings", () => {
     const owner = await createAccount();
     expect((await owner.client.get("/api/customer/webhook")).body).toEqual({ url: null, secret_set: false });
     const bare = await owner.client.put("/api/customer/webhook", { url: HOOK });
-    expect(bare.status).toBe(422);
+    expectStatus(bare, 422);
     expect(bare.body.detail[0]).toMatchObject({ loc: ["body", "secret"], msg: "webhook_secret_required" });
     expect((await owner.client.get("/api/customer/webhook")).body).toEqual({ url: null, secret_set: false });
 
@@ -70,7 +71,7 @@ describe("webhook settings", () => {
       "ftp://x.example/",
     ]) {
       const res = await owner.client.put("/api/customer/webhook", { url, secret: newSecret() });
-      expect(res.status, url).toBe(422);
+      expectStatus(res, 422, url);
       expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
     }
     expect((await owner.client.put("/api/customer/webhook", { url: HOOK, secret: "whsec_!!notbase64!!" })).body.detail[0].loc).toEqual([
