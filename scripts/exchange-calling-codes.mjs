@@ -1,4 +1,4 @@
-// Regenerates worker/exchange/calling-codes.ts (E.164 country calling codes, the countries
+// Regenerates worker/services/exchange/calling-codes.ts (E.164 country calling codes, the countries
 // sharing each and the national leading digits that tell them apart) from the metadata of
 // libphonenumber-js (MIT), which is not a dependency: fetch it with `npm pack libphonenumber-js`,
 // unpack, and run
@@ -26,5 +26,5 @@ export const CALLING_CODES: Record<string, ([string] | [string, string])[]> = {
 ${lines.join("\n")}
 };
 `;
-writeFileSync(new URL("../worker/exchange/calling-codes.ts", import.meta.url), out);
+writeFileSync(new URL("../worker/services/exchange/calling-codes.ts", import.meta.url), out);
 console.log(`${Object.keys(codes).length} calling codes written`);

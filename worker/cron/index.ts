@@ -21,8 +21,8 @@ type Job = { name: string; run(s: Services, env: Bindings, now: Date): Promise<v
 
 export const JOBS: Job[] = [
   { name: "spent step tokens", run: (s, _env, now) => sweepExpiredStepTokens(s, now) },
-  { name: "exchange nonce counters", run: (_s, env, now) => sweepExchangeNonces(env, now) },
-  { name: "exchange idempotency keys", run: async (_s, env, now) => void (await sweepExchangeIdempotencyKeys(env, now)) },
+  { name: "exchange nonce counters", run: (s, _env, now) => sweepExchangeNonces(s, now) },
+  { name: "exchange idempotency keys", run: async (s, _env, now) => void (await sweepExchangeIdempotencyKeys(s, now)) },
   { name: "stale analysis jobs", run: async (s, _env, now) => void (await requeueStaleJobs(s, now)) },
   { name: "lapsed controlled numbers", run: async (s, _env, now) => void (await syncLapsedControls(s, now)) },
   { name: "low-balance alerts", run: async (s) => void (await sweepLowBalanceAlerts(s)) },

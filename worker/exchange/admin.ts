@@ -8,9 +8,10 @@ import { z } from "zod";
 import { timingSafeEqual } from "../lib/crypto.ts";
 import { toUsd } from "../lib/money.ts";
 import { newId } from "../lib/ids.ts";
-import { createExchangeAccount, creditAccount, ROLES, rotateApiKey, setDigestMd5 } from "./accounts.ts";
-import { exchangeDeps, type ExchangeEnv } from "./context.ts";
-import { ExchangeError, field, formOf, optional, parseFields, required, success } from "./respond.ts";
+import { createExchangeAccount, creditAccount, ROLES, rotateApiKey, setDigestMd5 } from "../services/exchange/accounts.ts";
+import { field, optional, required } from "../services/exchange/fields.ts";
+import type { ExchangeEnv } from "./context.ts";
+import { ExchangeError, formOf, parseFields, success } from "./respond.ts";
 
 const encoder = new TextEncoder();
 
@@ -44,7 +45,7 @@ export function newAdminApp(): Hono<ExchangeEnv> {
 
   admin.post("/accounts", async (c) => {
     const input = await formOf(c, NewAccountFields);
-    const created = await createExchangeAccount(exchangeDeps(c), {
+    const created = await createExchangeAccount(c.var.services, {
       role: input.role,
       username: input.username,
       balanceUsd: input.balance,
@@ -62,7 +63,7 @@ export function newAdminApp(): Hono<ExchangeEnv> {
   admin.post("/accounts/:i_account/keys", async (c) => {
     const { i_account } = parseFields(iAccountParam, c.req.param());
     const input = await formOf(c, z.object({ role: required(role) }));
-    const rotated = await rotateApiKey(exchangeDeps(c), i_account, input.role);
+    const rotated = await rotateApiKey(c.var.services, i_account, input.role);
     return success(c, { i_account, username: rotated.username, role: input.role, api_key: rotated.apiKey });
   });
 
@@ -70,7 +71,7 @@ export function newAdminApp(): Hono<ExchangeEnv> {
   admin.post("/accounts/:i_account/digest-md5", async (c) => {
     const { i_account } = parseFields(iAccountParam, c.req.param());
     const input = await formOf(c, z.object({ enabled: required(flag) }));
-    await setDigestMd5(exchangeDeps(c), i_account, input.enabled);
+    await setDigestMd5(c.var.services, i_account, input.enabled);
     return success(c, { i_account, digest_md5: input.enabled });
   });
 
@@ -81,7 +82,7 @@ export function newAdminApp(): Hono<ExchangeEnv> {
       z.object({ amount: required(field.usd()), reference: optional(field.text(100)), description: optional(field.text(200)) }),
     );
     const entryId = `exchange-credit:${i_account}:${input.reference ?? newId()}`;
-    const after = await creditAccount(exchangeDeps(c), i_account, input.amount, entryId, input.description ?? null);
+    const after = await creditAccount(c.var.services, i_account, input.amount, entryId, input.description ?? null);
     return success(c, { i_account, balance: toUsd(after), currency: "USD" });
   });
   return admin;

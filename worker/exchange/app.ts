@@ -8,8 +8,9 @@
 // EXCHANGE_LEGACY_PREFIX="/v1" (or "": legacy paths end in .php).
 //
 // newApp() mounts newExchangeApp() at "/": a middleware that hands requests under those
-// prefixes to the exchange's own Hono app, which sees paths without the prefix (legacy ones as
-// /v1/<controller>) and answers in the exchange's conventions (respond.ts), 404s included.
+// prefixes, with the Services newApp() built for them, to the exchange's own Hono app, which sees
+// paths without the prefix (legacy ones as /v1/<controller>) and answers in the exchange's
+// conventions (respond.ts), 404s included.
 //
 // Adding endpoints: write an Operation (operation.ts) and expose it in registerRoutes below,
 // with its legacy controller name when v1 has one; routes with their own authentication (SM-DP+
@@ -17,14 +18,14 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { loadConfig, type Config } from "../env.ts";
-import { database } from "../lib/db.ts";
+import type { Services } from "../services/context.ts";
 import { newAdminApp } from "./admin.ts";
 import { registerEsim } from "./esim/routes.ts";
 import { registerIot } from "./iot/routes.ts";
 import { registerMarket } from "./market/routes.ts";
 import { registerSellers } from "./sellers/routes.ts";
 import { balance } from "./balance.ts";
-import type { ExchangeEnv } from "./context.ts";
+import { exchangeServicesOf, type ExchangeEnv } from "./context.ts";
 import { controllerOf, registerLegacy } from "./legacy.ts";
 import { lookup } from "./lookup.ts";
 import { newRouter, type ExchangeRouter } from "./operation.ts";
@@ -87,8 +88,11 @@ const pathOf = (url: string, config: Placement) => {
   return exchangePath(pathname, config, hostname);
 };
 
+/** The Services of each request handed to the exchange's app (its own Hono app sees the request, not newApp()'s context). */
+const servicesOfRequest = new WeakMap<Request, Services>();
+
 /** The exchange's own app: routes relative to the prefix, the exchange's error and 404 answers. */
-export function newExchangeRoutes(): Hono<ExchangeEnv> {
+function newExchangeRoutes(): Hono<ExchangeEnv> {
   const app = new Hono<ExchangeEnv>({
     getPath: (request, options) => {
       const env = options?.env;
@@ -97,8 +101,10 @@ export function newExchangeRoutes(): Hono<ExchangeEnv> {
     },
   });
   app.use("*", async (c, next) => {
-    c.set("config", loadConfig(c.env));
-    c.set("db", database(c.env.DB));
+    const services = servicesOfRequest.get(c.req.raw);
+    if (!services) throw new Error("exchange: a request reached the exchange's app without its Services");
+    c.set("config", services.config);
+    c.set("services", exchangeServicesOf(services, c.env));
     await next();
   });
   registerRoutes(newRouter(app));
@@ -121,6 +127,7 @@ export function newExchangeApp(): Hono<AppEnv> {
   const mount = new Hono<AppEnv>();
   mount.use("*", async (c, next) => {
     if (pathOf(c.req.url, c.var.config) === null) return next();
+    servicesOfRequest.set(c.req.raw, c.var.services);
     return exchange.fetch(c.req.raw, c.env, executionContextOf(c));
   });
   return mount;

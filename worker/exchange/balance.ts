@@ -2,8 +2,7 @@
 // balance from its AccountLedger, in USD.
 import { z } from "zod";
 import { toUsd } from "../lib/money.ts";
-import { exchangeDeps } from "./context.ts";
-import { balanceMicros } from "./ledger.ts";
+import { balanceMicros } from "../services/exchange/ledger.ts";
 import { operation } from "./operation.ts";
 
 export const balance = operation({
@@ -11,6 +10,6 @@ export const balance = operation({
   input: z.object({}),
   run: async (c) => {
     const { iAccount } = c.var.exchange;
-    return { i_account: iAccount, balance: toUsd(await balanceMicros(exchangeDeps(c), iAccount)), currency: "USD" };
+    return { i_account: iAccount, balance: toUsd(await balanceMicros(c.var.services, iAccount)), currency: "USD" };
   },
 });

@@ -1,28 +1,34 @@
-// What every exchange handler finds on its context: the app's bindings, configuration and
-// database, plus, on authenticated routes, the exchange account the request is from.
+// What every exchange handler finds on its context: the app's bindings and configuration, the
+// exchange's services (the Worker's Services the request came with, plus the commerce settings:
+// worker/services/exchange/context.ts) and, on authenticated routes, the exchange account the
+// request is from. The exchange has no principal of the customer API: its callers are exchange
+// accounts, authenticated by Digest or the legacy signature.
 import type { Context } from "hono";
-import type { AppEnv } from "../http/app-env.ts";
-
-export type ExchangeRole = "buyer" | "seller";
-
-/** Set by the Digest and legacy-signature authentication: who is asking, and with which key. */
-export type ExchangePrincipal = {
-  iAccount: number;
-  username: string;
-  /** The role of the key that authenticated the request (a seller account may also hold a buyer key). */
-  role: ExchangeRole;
-  /** The account's own role. */
-  accountRole: ExchangeRole;
-};
+import type { Bindings, Config } from "../env.ts";
+import type { Services } from "../services/context.ts";
+import type { ExchangePrincipal, ExchangeServices } from "../services/exchange/context.ts";
+import { exchangeSettings } from "../services/exchange/settings.ts";
 
 export type ExchangeEnv = {
-  Bindings: AppEnv["Bindings"];
+  Bindings: Bindings;
   /** `exchange` is set by the authentication middleware, on authenticated routes only. */
-  Variables: Omit<AppEnv["Variables"], "principal"> & { exchange: ExchangePrincipal };
+  Variables: { config: Config; services: ExchangeServices; exchange: ExchangePrincipal };
 };
 
 export type ExchangeContext = Context<ExchangeEnv>;
 
-/** What services need from a request: bindings, database, configuration. */
-export const exchangeDeps = (c: Context<ExchangeEnv> | Context<AppEnv>) => ({ env: c.env, db: c.var.db, config: c.var.config });
-export type ExchangeDeps = ReturnType<typeof exchangeDeps>;
+/**
+ * The exchange's services over the Worker's: the parts its verbs use, and the settings, parsed
+ * when first needed (a bad eSIM setting fails the commerce endpoints, not authentication).
+ */
+export function exchangeServicesOf(s: Services, env: Bindings): ExchangeServices {
+  return {
+    db: s.db,
+    config: s.config,
+    ledger: s.ledger,
+    limiter: s.limiter,
+    get settings() {
+      return exchangeSettings(env);
+    },
+  };
+}

@@ -16,12 +16,14 @@
 // Money-moving calls should use HTTP Digest, whose answer covers the request.
 import { z } from "zod";
 import { sha256Hex } from "../lib/crypto.ts";
-import { spend } from "../services/identity/spent-tokens.ts";
-import { accountByUsername, decoyAccount, principalOf, provenKeyRole } from "./accounts.ts";
-import { exchangeDeps, type ExchangeContext } from "./context.ts";
-import { enforceRateLimit } from "./limits.ts";
+import { Forbidden } from "../services/errors.ts";
+import { accountByUsername, decoyAccount, principalOf, provenKeyRole } from "../services/exchange/accounts.ts";
+import { field, required } from "../services/exchange/fields.ts";
+import { spendLegacySignature } from "../services/exchange/legacy-signatures.ts";
+import { enforceRateLimit } from "../services/exchange/limits.ts";
+import type { ExchangeContext } from "./context.ts";
 import { runOperation, type ExchangeRouter } from "./operation.ts";
-import { ExchangeError, field, forbidden, parseFields, rawFieldsOf, required } from "./respond.ts";
+import { ExchangeError, parseFields, rawFieldsOf } from "./respond.ts";
 
 const AUTH_FIELDS = ["api_login", "ts", "signature", "webapi"] as const;
 
@@ -50,7 +52,7 @@ export function registerLegacy(router: ExchangeRouter): void {
     if (!op) throw new ExchangeError(404, `unknown controller ${controller}`);
     const raw = await rawFieldsOf(c);
     const auth = parseFields(LegacyAuth, raw);
-    const deps = exchangeDeps(c);
+    const deps = c.var.services;
 
     const now = Math.floor(Date.now() / 1000);
     if (Math.abs(now - Number(auth.ts)) > deps.config.EXCHANGE_LEGACY_WINDOW_SEC) {
@@ -64,10 +66,10 @@ export function registerLegacy(router: ExchangeRouter): void {
     );
     if (!found || !matched) throw refused(c, "signature: invalid");
     const windowEndsSec = Number(auth.ts) + deps.config.EXCHANGE_LEGACY_WINDOW_SEC;
-    if (!(await spend(deps.db, `exchange-legacy:${auth.signature.toLowerCase()}`, windowEndsSec))) {
+    if (!(await spendLegacySignature(deps, auth.signature, windowEndsSec))) {
       throw refused(c, "signature: already used (compute one per request; a second call in the same second takes the next ts)");
     }
-    if (account.status !== "active") throw forbidden("account suspended");
+    if (account.status !== "active") throw new Forbidden("account suspended");
     await enforceRateLimit(deps, account);
     c.set("exchange", principalOf(account, matched));
 

@@ -3,9 +3,10 @@
 // Both read the same form fields, run the same function and answer the same JSON.
 import type { Hono } from "hono";
 import type { z } from "zod";
-import type { ExchangeContext, ExchangeEnv, ExchangeRole } from "./context.ts";
+import type { ExchangeRole } from "../services/exchange/context.ts";
+import type { ExchangeContext, ExchangeEnv } from "./context.ts";
 import { digestAuth } from "./digest/middleware.ts";
-import { idempotent } from "./idempotency.ts";
+import { runIdempotently } from "./idempotency.ts";
 import { formOf, success } from "./respond.ts";
 
 export type Operation<S extends z.ZodType = z.ZodType> = {
@@ -35,7 +36,7 @@ export type ExchangeRouter = {
 /** Runs an operation for an authenticated request whose fields have been read. */
 export async function runOperation(c: ExchangeContext, op: Operation, input: unknown): Promise<Response> {
   if (op.respond) return op.respond(c, input);
-  if (op.idempotent) return idempotent(c, op.idempotent, input, () => op.run(c, input));
+  if (op.idempotent) return runIdempotently(c, op.idempotent, input, () => op.run(c, input));
   return success(c, await op.run(c, input));
 }
 

@@ -1,22 +1,39 @@
 // The conventions of the exchange API in one place. Every answer is a JSON object with `status`
-// "success" (and the data beside it) or "error" (and a `message`); failures are ExchangeErrors,
-// rendered by renderExchangeError with their HTTP status:
-//   400 invalid input, the message naming the field ("<field>: <problem>")
-//   401 not authenticated (Digest challenges, or a bad legacy signature)
-//   402 insufficient balance ("i_account: insufficient balance", ledger.ts)
-//   403 account suspended, or a key of the wrong role
-//   404 unknown package, ICCID, account or path ("<field>: unknown ...")
-//   409 a conflict (username taken)
-//   429 rate limit exceeded, with Retry-After
+// "success" (and the data beside it) or "error" (and a `message`). The verbs
+// (worker/services/exchange/) refuse with the domain errors (worker/services/errors.ts, worded by
+// services/exchange/errors.ts as "<field>: <problem>"); the front door's own refusals
+// (authentication, unknown paths) are ExchangeErrors. renderExchangeError answers both:
+//   400 invalid input, the message naming the field ("<field>: <problem>")    InvalidField
+//   401 not authenticated (Digest challenges, or a bad legacy signature)       ExchangeError
+//   402 insufficient balance ("i_account: insufficient balance")              PaymentRequired
+//   403 account suspended, or a key of the wrong role                          Forbidden
+//   404 unknown package, ICCID, account or path ("<field>: unknown ...")       NotFound
+//   409 a conflict (username taken, a request with this key in progress)       Conflict
+//   422 an Idempotency-Key already used for a different request               Refused
+//   429 rate limit exceeded, with Retry-After                                  TooManyRequests
 //   500 anything unexpected ("internal error"; the cause is logged without its parameters)
 // Requests carry application/x-www-form-urlencoded or multipart form fields on POST (JSON objects
-// are accepted too) and query parameters on GET; formOf reads and validates them.
+// are accepted too) and query parameters on GET; formOf reads them and validates them against
+// the verb's schema.
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { z } from "zod";
+import type { z } from "zod";
 import { ConfigError } from "../env.ts";
 import { describeError } from "../lib/errors.ts";
+import {
+  Conflict,
+  DomainError,
+  Forbidden,
+  InvalidField,
+  NotFound,
+  PaymentRequired,
+  Refused,
+  TooManyRequests,
+  Unauthenticated,
+  Unavailable,
+  UpstreamFailed,
+} from "../services/errors.ts";
 
 export class ExchangeError extends Error {
   readonly status: ContentfulStatusCode;
@@ -31,20 +48,31 @@ export class ExchangeError extends Error {
   }
 }
 
-/** 400 naming the field: "<field>: <problem>". */
-export const invalidInput = (field: string, problem: string) => new ExchangeError(400, `${field}: ${problem}`);
-export const forbidden = (message: string) => new ExchangeError(403, message);
-/** 404 naming the field whose value is unknown, e.g. unknown("i_esim_package", "package"). */
-export const unknown = (field: string, what: string) => new ExchangeError(404, `${field}: unknown ${what}`);
-export const conflict = (field: string, problem: string) => new ExchangeError(409, `${field}: ${problem}`);
-export const rateLimited = (retryAfterSec: number) =>
-  new ExchangeError(429, "rate limit exceeded", { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSec))) });
+/** 400 for a request the exchange cannot read, before any verb: "<field>: <problem>" (body, a header). */
+export const malformed = (field: string, problem: string) => new ExchangeError(400, `${field}: ${problem}`);
+
+/** The exchange's form of a domain error: its status and message; null for one the exchange never gets. */
+export function exchangeErrorOf(err: DomainError): ExchangeError | null {
+  if (err instanceof InvalidField) return new ExchangeError(400, `${err.field.join(".")}: ${err.detail}`);
+  if (err instanceof NotFound) return new ExchangeError(404, err.detail);
+  if (err instanceof Conflict) return new ExchangeError(409, err.detail);
+  if (err instanceof Forbidden) return new ExchangeError(403, err.detail);
+  if (err instanceof Unauthenticated) return new ExchangeError(401, err.detail);
+  if (err instanceof PaymentRequired) return new ExchangeError(402, err.detail);
+  if (err instanceof Refused) return new ExchangeError(422, err.detail);
+  if (err instanceof TooManyRequests) {
+    return new ExchangeError(429, err.detail, { "Retry-After": String(Math.max(1, Math.ceil(err.retryAfterSec))) });
+  }
+  if (err instanceof Unavailable) return new ExchangeError(503, err.detail);
+  if (err instanceof UpstreamFailed) return new ExchangeError(502, err.detail);
+  return null;
+}
 
 type Json = Record<string, unknown>;
 
 /** 200 {status: "success", ...data}. */
-export function success(c: Context, data: Json = {}, status: ContentfulStatusCode = 200): Response {
-  return c.json({ status: "success", ...data }, status);
+export function success(c: Context, data: Json = {}, status: ContentfulStatusCode = 200, headers?: Record<string, string>): Response {
+  return c.json({ status: "success", ...data }, status, headers);
 }
 
 export function errorBody(message: string) {
@@ -53,10 +81,11 @@ export function errorBody(message: string) {
 
 /** The single place where an exchange failure becomes a response. */
 export function renderExchangeError(err: Error, c: Context): Response {
-  if (err instanceof ExchangeError) return c.json(errorBody(err.message), err.status, err.headers);
-  if (err instanceof HTTPException && err.status < 500) return c.json(errorBody(err.message || "bad request"), err.status);
-  if (err instanceof ConfigError) console.error(err.message);
-  else console.error("exchange: unhandled error", describeError(err));
+  const failure = err instanceof DomainError ? (exchangeErrorOf(err) ?? err) : err;
+  if (failure instanceof ExchangeError) return c.json(errorBody(failure.message), failure.status, failure.headers);
+  if (failure instanceof HTTPException && failure.status < 500) return c.json(errorBody(failure.message || "bad request"), failure.status);
+  if (failure instanceof ConfigError) console.error(failure.message);
+  else console.error("exchange: unhandled error", describeError(failure));
   return c.json(errorBody("internal error"), 500);
 }
 
@@ -73,9 +102,9 @@ export function jsonObjectOf(text: string): Raw {
   try {
     body = JSON.parse(text);
   } catch {
-    throw invalidInput("body", "malformed JSON");
+    throw malformed("body", "malformed JSON");
   }
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw invalidInput("body", "must be a JSON object");
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw malformed("body", "must be a JSON object");
   return body as Raw;
 }
 
@@ -95,7 +124,7 @@ export async function rawFieldsOf(c: Context): Promise<Raw> {
     try {
       body = await c.req.parseBody({ all: true });
     } catch {
-      throw invalidInput("body", "malformed form");
+      throw malformed("body", "malformed form");
     }
     for (const [k, v] of Object.entries(body)) {
       // A field sent twice keeps its last value, as PHP did.
@@ -134,61 +163,3 @@ export function parseFields<T extends z.ZodType>(schema: T, raw: Raw): z.infer<T
 export async function formOf<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
   return parseFields(schema, await rawFieldsOf(c));
 }
-
-// ---------------------------------------------------------------------------------------------
-// Field types for form schemas: every value arrives as text; an empty value counts as absent.
-
-const blank = (v: unknown) => (v === "" || v === null ? undefined : typeof v === "string" ? v.trim() : v);
-
-export const field = {
-  /** Text, trimmed, 1..max characters. */
-  text: (max = 255) =>
-    z
-      .string({ error: "must be text" })
-      .min(1, { error: "required" })
-      .max(max, { error: `at most ${max} characters` }),
-  /** An integer between min and max. */
-  integer: (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) =>
-    z.coerce
-      .number({ error: "must be an integer" })
-      .int({ error: "must be an integer" })
-      .min(min, { error: `must be at least ${min}` })
-      .max(max, { error: `must be at most ${max}` }),
-  /** A decimal number between min and max. */
-  number: (min = -Infinity, max = Infinity) =>
-    z.coerce
-      .number({ error: "must be a number" })
-      .min(min, { error: `must be at least ${min}` })
-      .max(max, { error: `must be at most ${max}` }),
-  /** A USD amount given as decimal text, up to 6 decimals. Kept as text for exact money parsing (worker/lib/money.ts). */
-  usd: () => z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, { error: "must be a USD amount such as 12.50" }),
-  /** "YYYY-MM-DD HH:MM:SS" in UTC (a date alone means midnight), returned as ISO 8601 with milliseconds. */
-  datetime: () =>
-    z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/, { error: "must be YYYY-MM-DD HH:MM:SS (UTC)" })
-      .transform((v, ctx) => {
-        const iso = `${v.length === 10 ? `${v}T00:00:00` : v.replace(" ", "T")}.000Z`;
-        const ms = Date.parse(iso);
-        if (Number.isNaN(ms) || new Date(ms).toISOString() !== iso) {
-          ctx.addIssue({ code: "custom", message: "not a valid date and time" });
-          return z.NEVER;
-        }
-        return iso;
-      }),
-  /** Digits only, between min and max of them. */
-  digits: (min: number, max: number) =>
-    z.string().regex(new RegExp(`^\\d{${min},${max}}$`), { error: `must be ${min === max ? min : `${min} to ${max}`} digits` }),
-};
-
-/** A required form field: an empty value answers "<field>: required". */
-export const required = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema);
-/** An optional form field: absent or empty is undefined. */
-export const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blank, schema.optional());
-/** An optional form field with a default when absent or empty. */
-export const withDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) => z.preprocess((v) => blank(v) ?? fallback, schema);
-/** `pager` and `off` as the spec pages lists: offset-based, `pager` between 1 and max. */
-export const paging = (defaultPager: number, maxPager = 100) => ({
-  pager: withDefault(field.integer(1, maxPager), defaultPager),
-  off: withDefault(field.integer(0), 0),
-});

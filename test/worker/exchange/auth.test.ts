@@ -4,9 +4,10 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { sweepExchangeNonces } from "../../../worker/cron/exchange-nonces.ts";
 import { loadConfig } from "../../../worker/env.ts";
-import { digestResponse, userhashOf } from "../../../worker/exchange/digest/compute.ts";
+import { digestResponse } from "../../../worker/exchange/digest/compute.ts";
+import { userhashOf } from "../../../worker/services/exchange/hash.ts";
 import { parseDigestCredentials } from "../../../worker/exchange/digest/header.ts";
-import { advanceNonceCount, SWEEP_BATCH } from "../../../worker/exchange/digest/nonce-counters.ts";
+import { advanceNonceCount, SWEEP_BATCH } from "../../../worker/services/exchange/nonce-counters.ts";
 import { checkNonce, issueNonce } from "../../../worker/exchange/digest/nonce.ts";
 import { database } from "../../../worker/lib/db.ts";
 import {
@@ -225,7 +226,7 @@ describe("nonce counters", () => {
     expect(await advanceNonceCount(db, "sweep-new", 3, future)).toBe(true);
     expect(await advanceNonceCount(db, "sweep-new", 3, future)).toBe(false);
     expect(await advanceNonceCount(db, "sweep-new", 2, future)).toBe(false);
-    await sweepExchangeNonces(env, new Date());
+    await sweepExchangeNonces({ db }, new Date());
     const left = await env.DB.prepare("SELECT nonce, last_nc FROM digest_nonce_counters WHERE nonce LIKE 'sweep-%'").all();
     expect(left.results).toEqual([{ nonce: "sweep-new", last_nc: 3 }]);
   });
@@ -238,7 +239,7 @@ describe("nonce counters", () => {
     )
       .bind(expired, new Date(Date.now() - 1000).toISOString())
       .run();
-    await sweepExchangeNonces(env, new Date());
+    await sweepExchangeNonces({ db: database(env.DB) }, new Date());
     const left = await env.DB.prepare("SELECT count(*) AS n FROM digest_nonce_counters WHERE nonce LIKE 'batch-%'").first<{ n: number }>();
     expect(left!.n).toBe(0);
   });

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { exchangePath } from "../../../worker/exchange/app.ts";
-import { field, optional, paging, parseFields, required, withDefault } from "../../../worker/exchange/respond.ts";
+import { parseFields } from "../../../worker/exchange/respond.ts";
+import { field, optional, paging, required, withDefault } from "../../../worker/services/exchange/fields.ts";
 import { request } from "../fixtures/client.ts";
 import { admin, digestRequest, exchangeAccount, PREFIX, rawRequest } from "../fixtures/exchange-client.ts";
 

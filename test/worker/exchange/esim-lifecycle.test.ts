@@ -4,11 +4,11 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { listEsims } from "../../../worker/exchange/esim/inventory.ts";
-import { handleNotification, type Notification } from "../../../worker/exchange/esim/lifecycle.ts";
+import { listEsims } from "../../../worker/services/exchange/esim/inventory.ts";
+import { handleNotification, type Notification } from "../../../worker/services/exchange/esim/lifecycle.ts";
 import { notifySecret, signNotification } from "../../../worker/exchange/esim/notify-auth.ts";
-import { purchaseEsim } from "../../../worker/exchange/esim/purchase.ts";
-import { purchaseTopup } from "../../../worker/exchange/esim/topups.ts";
+import { purchaseEsim } from "../../../worker/services/exchange/esim/purchase.ts";
+import { purchaseTopup } from "../../../worker/services/exchange/esim/topups.ts";
 import { account, deps, expectFailure, publish, publishTopupPackage } from "../fixtures/exchange-esim.ts";
 
 const GB = 1024 ** 3;

@@ -2,8 +2,8 @@
 // simultaneous purchases, tenancy, bad input on every endpoint, and the legacy v1 controllers.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { passesLuhn } from "../../../worker/exchange/esim/iccid.ts";
-import { exchangeSettings } from "../../../worker/exchange/esim/settings.ts";
+import { passesLuhn } from "../../../worker/services/exchange/esim/iccid.ts";
+import { exchangeSettings } from "../../../worker/services/exchange/settings.ts";
 import { exchangeAccount, exchangeClient, legacyRequest, rawRequest, type ExchangeAccount } from "../fixtures/exchange-client.ts";
 import { readQr } from "../fixtures/exchange-esim.ts";
 

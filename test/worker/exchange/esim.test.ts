@@ -3,17 +3,27 @@
 // market search and top-ups.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { luhnCheckDigit, newIccid, newMatchingId, passesLuhn } from "../../../worker/exchange/esim/iccid.ts";
-import { listEsims } from "../../../worker/exchange/esim/inventory.ts";
-import { searchMarket } from "../../../worker/exchange/esim/market.ts";
-import { listOrders } from "../../../worker/exchange/esim/orders.ts";
-import { purchaseEsim } from "../../../worker/exchange/esim/purchase.ts";
-import { InventoryList, MarketSearch, OrdersList } from "../../../worker/exchange/esim/schemas.ts";
-import { exchangeSettings } from "../../../worker/exchange/esim/settings.ts";
-import { listTopups, purchaseTopup } from "../../../worker/exchange/esim/topups.ts";
+import { luhnCheckDigit, newIccid, newMatchingId, passesLuhn } from "../../../worker/services/exchange/esim/iccid.ts";
+import { listEsims } from "../../../worker/services/exchange/esim/inventory.ts";
+import { searchMarket } from "../../../worker/services/exchange/esim/market.ts";
+import { listOrders } from "../../../worker/services/exchange/esim/orders.ts";
+import { purchaseEsim } from "../../../worker/services/exchange/esim/purchase.ts";
+import { InventoryList, MarketSearch, OrdersList } from "../../../worker/services/exchange/esim/schemas.ts";
+import { exchangeSettings } from "../../../worker/services/exchange/settings.ts";
+import { listTopups, purchaseTopup } from "../../../worker/services/exchange/esim/topups.ts";
 import { parseFields } from "../../../worker/exchange/respond.ts";
-import { withdrawPackage } from "../../../worker/exchange/sellers/packages.ts";
-import { account, balanceMicros, deps, expectFailure, publish, publishTopupPackage, readQr, rows } from "../fixtures/exchange-esim.ts";
+import { withdrawPackage } from "../../../worker/services/exchange/sellers/packages.ts";
+import {
+  account,
+  balanceMicros,
+  deps,
+  exchangeFailure,
+  expectFailure,
+  publish,
+  publishTopupPackage,
+  readQr,
+  rows,
+} from "../fixtures/exchange-esim.ts";
 
 const GB = 1024 ** 3;
 const list = (iAccount: number, fields: Record<string, unknown> = {}) => listEsims(deps(), iAccount, parseFields(InventoryList, fields));
@@ -103,7 +113,7 @@ describe("purchase", () => {
       Array.from({ length: 50 }, () => purchaseEsim(deps(), buyer, { i_account: buyer.iAccount, i_esim_package: pkg.i_esim_package })),
     );
     const issued = attempts.flatMap((a) => (a.status === "fulfilled" ? [a.value] : []));
-    const refused = attempts.flatMap((a) => (a.status === "rejected" ? [a.reason as { status: number; message: string }] : []));
+    const refused = attempts.flatMap((a) => (a.status === "rejected" ? [exchangeFailure(a.reason)!] : []));
     expect(issued).toHaveLength(10);
     expect(refused.map((r) => [r.status, r.message])).toEqual(Array.from({ length: 40 }, () => [402, "i_account: insufficient balance"]));
     expect(await balanceMicros(buyer.iAccount)).toBe(50_000);

@@ -6,6 +6,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sweepExchangeIdempotencyKeys } from "../../../worker/cron/exchange-idempotency.ts";
 import { idempotencyKeyOf } from "../../../worker/exchange/idempotency.ts";
+import { database } from "../../../worker/lib/db.ts";
 import {
   exchangeAccount,
   exchangeClient,
@@ -194,9 +195,9 @@ describe("Idempotency-Key on purchases", () => {
       (await env.DB.prepare("SELECT COUNT(*) AS n FROM exchange_idempotency_keys WHERE i_account = ?").bind(buyer.iAccount).first<{
         n: number;
       }>())!.n;
-    await sweepExchangeIdempotencyKeys(env, new Date(Date.now() + 23 * 3600_000));
+    await sweepExchangeIdempotencyKeys({ db: database(env.DB) }, new Date(Date.now() + 23 * 3600_000));
     expect(await rowsOf()).toBe(1);
-    await sweepExchangeIdempotencyKeys(env, new Date(Date.now() + 24 * 3600_000 + 60_000));
+    await sweepExchangeIdempotencyKeys({ db: database(env.DB) }, new Date(Date.now() + 24 * 3600_000 + 60_000));
     expect(await rowsOf()).toBe(0);
     const later = await client.post("/buyers/esim/purchase", { i_account: buyer.iAccount, i_esim_package: iEsimPackage });
     expect(later.body.iccid).not.toBe(first.body.iccid);

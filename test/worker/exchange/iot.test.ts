@@ -3,10 +3,10 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { purchaseEsim } from "../../../worker/exchange/esim/purchase.ts";
-import { exchangeSettings } from "../../../worker/exchange/esim/settings.ts";
-import { iotHistory } from "../../../worker/exchange/iot/history.ts";
-import { IotHistory } from "../../../worker/exchange/iot/schemas.ts";
+import { purchaseEsim } from "../../../worker/services/exchange/esim/purchase.ts";
+import { exchangeSettings } from "../../../worker/services/exchange/settings.ts";
+import { iotHistory } from "../../../worker/services/exchange/iot/history.ts";
+import { IotHistory } from "../../../worker/services/exchange/iot/schemas.ts";
 import { parseFields } from "../../../worker/exchange/respond.ts";
 import { exchangeAccount, exchangeClient } from "../fixtures/exchange-client.ts";
 import { account, balanceMicros, deps, publish, rows } from "../fixtures/exchange-esim.ts";

@@ -2,7 +2,7 @@
 // freshness window, and the lookup and balance controllers.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callingCodeOf } from "../../../worker/exchange/lookup.ts";
+import { callingCodeOf } from "../../../worker/services/exchange/lookup.ts";
 import { exchangeAccount, LEGACY_PREFIX, legacyRequest, legacySignature, ORIGIN, rawRequest } from "../fixtures/exchange-client.ts";
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -2,7 +2,7 @@
 // platform fee), and /marketview/search shows the rates as JSON or as a CSV rate deck.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { exchangeSettings } from "../../../worker/exchange/esim/settings.ts";
+import { exchangeSettings } from "../../../worker/services/exchange/settings.ts";
 import { exchangeAccount, exchangeClient } from "../fixtures/exchange-client.ts";
 
 const feePercent = () => exchangeSettings(env).feeBasisPoints / 100;

@@ -1,6 +1,6 @@
-// The HTTP Digest computation of RFC 7616, qop=auth: the response (section 3.4.1) and the
-// hashed username a client sends with userhash=true (section 3.4.4).
-import { hashHex, type DigestAlgorithm } from "../hash.ts";
+// The HTTP Digest computation of RFC 7616, qop=auth: the response (section 3.4.1). The hashed
+// username of userhash=true is the accounts' (worker/services/exchange/hash.ts).
+import { hashHex, type DigestAlgorithm } from "../../services/exchange/hash.ts";
 
 /** The algorithms the exchange offers, in the order of its challenges: SHA-256 first, then MD5. */
 export const ALGORITHMS: readonly DigestAlgorithm[] = ["SHA-256", "MD5"];
@@ -24,6 +24,3 @@ export async function digestResponse(input: DigestInput): Promise<string> {
   const [ha1, ha2] = await Promise.all([h(`${input.username}:${input.realm}:${input.password}`), h(`${input.method}:${input.uri}`)]);
   return h(`${ha1}:${input.nonce}:${input.nc}:${input.cnonce}:${input.qop}:${ha2}`);
 }
-
-/** RFC 7616 section 3.4.4: the username a client sends with userhash=true, H(username:realm). */
-export const userhashOf = (algorithm: DigestAlgorithm, username: string, realm: string) => hashHex(algorithm, `${username}:${realm}`);

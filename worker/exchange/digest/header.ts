@@ -5,7 +5,7 @@
 // http-auth-utils, @mreal/digest-auth) do not keep this one's rules (a parameter given twice, or
 // an unterminated quoted string, makes the header malformed; names are case-insensitive), and
 // http-auth-utils refuses the `userhash` parameter.
-import type { DigestAlgorithm } from "../hash.ts";
+import type { DigestAlgorithm } from "../../services/exchange/hash.ts";
 import { ALGORITHMS } from "./compute.ts";
 
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+/;

@@ -15,14 +15,22 @@
 //   the rate limits are counted only once the nonce count proved the request fresh: a replayed
 //   header spends nothing of its victim's quota.
 import type { MiddlewareHandler } from "hono";
-import { accountByUserhash, accountByUsername, decoyAccount, principalOf, provenKeyRole, type ExchangeAccount } from "../accounts.ts";
-import { exchangeDeps, type ExchangeDeps, type ExchangeEnv, type ExchangeRole } from "../context.ts";
-import { enforceRateLimit } from "../limits.ts";
-import { forbidden } from "../respond.ts";
+import { Forbidden } from "../../services/errors.ts";
+import {
+  accountByUserhash,
+  accountByUsername,
+  decoyAccount,
+  principalOf,
+  provenKeyRole,
+  type ExchangeAccount,
+} from "../../services/exchange/accounts.ts";
+import type { ExchangeRole, ExchangeServices } from "../../services/exchange/context.ts";
+import { enforceRateLimit } from "../../services/exchange/limits.ts";
+import { advanceNonceCount, counterExpiry } from "../../services/exchange/nonce-counters.ts";
+import type { ExchangeEnv } from "../context.ts";
 import { unauthorized } from "./challenge.ts";
 import { digestResponse } from "./compute.ts";
 import { readCredentials } from "./header.ts";
-import { advanceNonceCount, counterExpiry } from "./nonce-counters.ts";
 import { checkNonce, opaqueOf } from "./nonce.ts";
 
 export type DigestOutcome = { ok: true; account: ExchangeAccount; role: ExchangeRole } | { ok: false; message: string; stale?: boolean };
@@ -47,7 +55,7 @@ function sameTarget(signed: string, url: URL): boolean {
  * `alongside` (the rate limits) runs for a correct, fresh answer, after the nonce count is written.
  */
 export async function verifyDigest(
-  deps: ExchangeDeps,
+  deps: Pick<ExchangeServices, "db" | "config">,
   request: { method: string; url: string; authorization: string | undefined },
   role: ExchangeRole | "any",
   alongside?: (account: ExchangeAccount) => Promise<void>,
@@ -87,14 +95,14 @@ export async function verifyDigest(
  */
 export function digestAuth(role: ExchangeRole | "any"): MiddlewareHandler<ExchangeEnv> {
   return async (c, next) => {
-    const deps = exchangeDeps(c);
+    const deps = c.var.services;
     const request = { method: c.req.method, url: c.req.url, authorization: c.req.header("Authorization") };
     const outcome = await verifyDigest(deps, request, role, async (account) => {
       if (account.status === "active") await enforceRateLimit(deps, account);
     });
     if (!outcome.ok) throw await unauthorized(deps.config, outcome.message, outcome.stale);
     const { account } = outcome;
-    if (account.status !== "active") throw forbidden("account suspended");
+    if (account.status !== "active") throw new Forbidden("account suspended");
     c.set("exchange", principalOf(account, outcome.role));
     await next();
   };

@@ -6,9 +6,9 @@
 // notification's seq_number (a repeat is acknowledged without effect) that bounds replays.
 import { timingSafeEqual } from "../../lib/crypto.ts";
 import { nowSec } from "../../lib/time.ts";
-import { toHex } from "../hash.ts";
+import type { ExchangeServices } from "../../services/exchange/context.ts";
+import { toHex } from "../../services/exchange/hash.ts";
 import { ExchangeError } from "../respond.ts";
-import type { CommerceDeps } from "./settings.ts";
 
 const encoder = new TextEncoder();
 
@@ -18,7 +18,7 @@ async function hmacHex(secret: string, message: string): Promise<string> {
 }
 
 /** The secret the SM-DP+ signs with. */
-export async function notifySecret(deps: Pick<CommerceDeps, "settings" | "config">): Promise<string> {
+export async function notifySecret(deps: Pick<ExchangeServices, "settings" | "config">): Promise<string> {
   return deps.settings.notifySecret ?? hmacHex(deps.config.ENCRYPTION_KEY, "esim-smdp-notify v1");
 }
 
@@ -30,7 +30,7 @@ export async function signNotification(secret: string, timestamp: number, body: 
 const refused = (why: string) => new ExchangeError(401, `notification refused: ${why}`);
 
 export async function verifyNotification(
-  deps: Pick<CommerceDeps, "settings" | "config">,
+  deps: Pick<ExchangeServices, "settings" | "config">,
   headers: { timestamp: string | undefined; signature: string | undefined },
   body: string,
 ): Promise<void> {

@@ -1,5 +1,5 @@
 // The CSV rate deck (RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line break).
-import type { MarketRate } from "./search.ts";
+import type { MarketRate } from "../../services/exchange/market/search.ts";
 
 export const RATE_DECK_COLUMNS = [
   "service",

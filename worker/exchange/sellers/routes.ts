@@ -5,12 +5,9 @@
 //   POST /sellers/rates/{publish,update,withdraw,list}
 // Legacy v1 controllers: seller_<area>_<action>, e.g. seller_packages_publish.
 import type { z } from "zod";
-import type { ExchangeContext } from "../context.ts";
-import { exchangeDeps } from "../context.ts";
-import { withSettings, type CommerceDeps } from "../esim/settings.ts";
-import { operation, type ExchangeRouter, type Operation } from "../operation.ts";
-import { listSellerPackages, publishPackage, updatePackage, withdrawPackage } from "./packages.ts";
-import { listSellerRates, publishRate, updateRate, withdrawRate } from "./rates.ts";
+import type { ExchangeServices } from "../../services/exchange/context.ts";
+import { listSellerPackages, publishPackage, updatePackage, withdrawPackage } from "../../services/exchange/sellers/packages.ts";
+import { listSellerRates, publishRate, updateRate, withdrawRate } from "../../services/exchange/sellers/rates.ts";
 import {
   PackagePublish,
   PackageRef,
@@ -22,18 +19,20 @@ import {
   TopupPublish,
   TopupRef,
   TopupUpdate,
-} from "./schemas.ts";
-import { listSellerTopups, publishTopup, updateTopup, withdrawTopup } from "./topups.ts";
-import type { Seller } from "./vendors.ts";
+} from "../../services/exchange/sellers/schemas.ts";
+import { listSellerTopups, publishTopup, updateTopup, withdrawTopup } from "../../services/exchange/sellers/topups.ts";
+import type { Seller } from "../../services/exchange/sellers/vendors.ts";
+import type { ExchangeContext } from "../context.ts";
+import { operation, type ExchangeRouter, type Operation } from "../operation.ts";
 
 const sellerOf = (c: ExchangeContext): Seller => ({ iAccount: c.var.exchange.iAccount, username: c.var.exchange.username });
 
 /** A seller operation: the service gets the deps, the seller and the validated fields. */
 function sellerOp<S extends z.ZodType>(
   input: S,
-  run: (deps: CommerceDeps, seller: Seller, fields: z.infer<S>) => Promise<Record<string, unknown>>,
+  run: (deps: ExchangeServices, seller: Seller, fields: z.infer<S>) => Promise<Record<string, unknown>>,
 ) {
-  return operation({ role: "seller", input, run: async (c, fields) => run(withSettings(exchangeDeps(c)), sellerOf(c), fields) });
+  return operation({ role: "seller", input, run: async (c, fields) => run(c.var.services, sellerOf(c), fields) });
 }
 
 export const sellerOperations = {

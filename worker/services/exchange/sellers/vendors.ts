@@ -2,9 +2,9 @@
 // i_vendor = id). A seller's i_vendor IS its i_account, and its login its username, so the
 // row is created on the seller's first publication.
 import { and, eq } from "drizzle-orm";
-import { esimVendors } from "../../../schema/exchange.ts";
-import type { Db } from "../../lib/db.ts";
-import { conflict } from "../respond.ts";
+import { esimVendors } from "../../../../schema/exchange.ts";
+import type { Db } from "../../../lib/db.ts";
+import { conflict } from "../errors.ts";
 
 export type Seller = { iAccount: number; username: string };
 

@@ -7,10 +7,10 @@
 // `usage` carries only that. Every notification is logged in esim_notifications, refused ones
 // with their error. A repeated seq_number for the same ICCID is acknowledged without effect.
 import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import { esimNotifications, esims } from "../../../schema/exchange.ts";
-import { nowIso } from "../../lib/time.ts";
-import { conflict, unknown } from "../respond.ts";
-import type { CommerceDeps } from "./settings.ts";
+import { esimNotifications, esims } from "../../../../schema/exchange.ts";
+import { nowIso } from "../../../lib/time.ts";
+import { conflict, unknown } from "../errors.ts";
+import type { ExchangeServices } from "../context.ts";
 
 export const ESIM_STATUSES = ["RELEASED", "DOWNLOADED", "INSTALLED", "ENABLED", "DISABLED", "DELETED"] as const;
 export type EsimStatus = (typeof ESIM_STATUSES)[number];
@@ -36,8 +36,8 @@ export type Notification = {
 
 export type NotificationResult = { iccid: string; esim_status: EsimStatus; changed: boolean; duplicate: boolean };
 
-async function log(deps: CommerceDeps, n: Notification, receivedAt: string, error: string | null) {
-  await deps.db.insert(esimNotifications).values({
+async function log(s: ExchangeServices, n: Notification, receivedAt: string, error: string | null) {
+  await s.db.insert(esimNotifications).values({
     iccid: n.iccid,
     eid: n.eid ?? null,
     seqNumber: n.seq_number ?? null,
@@ -49,20 +49,20 @@ async function log(deps: CommerceDeps, n: Notification, receivedAt: string, erro
   });
 }
 
-async function currentStatus(deps: CommerceDeps, iccid: string): Promise<EsimStatus | null> {
-  const [row] = await deps.db.select({ status: esims.status }).from(esims).where(eq(esims.iccid, iccid));
+async function currentStatus(s: ExchangeServices, iccid: string): Promise<EsimStatus | null> {
+  const [row] = await s.db.select({ status: esims.status }).from(esims).where(eq(esims.iccid, iccid));
   return (row?.status as EsimStatus | undefined) ?? null;
 }
 
-export async function handleNotification(deps: CommerceDeps, n: Notification): Promise<NotificationResult> {
+export async function handleNotification(s: ExchangeServices, n: Notification): Promise<NotificationResult> {
   const receivedAt = nowIso();
-  const before = await currentStatus(deps, n.iccid);
+  const before = await currentStatus(s, n.iccid);
   if (!before) {
-    await log(deps, n, receivedAt, "unknown ICCID");
+    await log(s, n, receivedAt, "unknown ICCID");
     throw unknown("iccid", "ICCID");
   }
   if (n.seq_number !== undefined) {
-    const [seen] = await deps.db
+    const [seen] = await s.db
       .select({ id: esimNotifications.id })
       .from(esimNotifications)
       .where(
@@ -75,17 +75,17 @@ export async function handleNotification(deps: CommerceDeps, n: Notification): P
   const at = nowIso();
   const usage = n.data_used_bytes === undefined ? {} : { dataUsedBytes: sql`max(${esims.dataUsedBytes}, ${n.data_used_bytes})` };
   if (n.operation === "usage") {
-    await deps.db
+    await s.db
       .update(esims)
       .set({ ...usage, updatedAt: at })
       .where(eq(esims.iccid, n.iccid));
-    await log(deps, n, receivedAt, null);
+    await log(s, n, receivedAt, null);
     return { iccid: n.iccid, esim_status: before, changed: false, duplicate: false };
   }
 
   const { to, from } = TRANSITIONS[n.operation];
   const enabling = to === "ENABLED";
-  const result = await deps.db
+  const result = await s.db
     .update(esims)
     .set({
       status: to,
@@ -101,21 +101,21 @@ export async function handleNotification(deps: CommerceDeps, n: Notification): P
     })
     .where(and(eq(esims.iccid, n.iccid), inArray(esims.status, [...from])));
   if (result.meta.changes > 0) {
-    await log(deps, n, receivedAt, null);
+    await log(s, n, receivedAt, null);
     return { iccid: n.iccid, esim_status: to, changed: true, duplicate: false };
   }
-  const now = await currentStatus(deps, n.iccid);
+  const now = await currentStatus(s, n.iccid);
   if (now === to) {
     // Already there (a retried notification without a sequence number): nothing to do.
     if (n.data_used_bytes !== undefined)
-      await deps.db
+      await s.db
         .update(esims)
         .set({ ...usage, updatedAt: at })
         .where(eq(esims.iccid, n.iccid));
-    await log(deps, n, receivedAt, null);
+    await log(s, n, receivedAt, null);
     return { iccid: n.iccid, esim_status: to, changed: false, duplicate: false };
   }
   const error = `cannot ${n.operation} an eSIM that is ${now}`;
-  await log(deps, n, receivedAt, error);
+  await log(s, n, receivedAt, error);
   throw conflict("operation", error);
 }

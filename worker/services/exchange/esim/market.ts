@@ -1,10 +1,10 @@
 // The eSIM market: active packages of active vendors (whose seller account is not suspended),
 // filtered as the spec lists, cheapest first.
 import { and, asc, count, eq, lte, sql, type SQL } from "drizzle-orm";
-import { exchangeAccounts, esimPackages, esimVendors } from "../../../schema/exchange.ts";
-import type { Db } from "../../lib/db.ts";
-import { toUsd } from "../../lib/money.ts";
-import type { CommerceDeps } from "./settings.ts";
+import { exchangeAccounts, esimPackages, esimVendors } from "../../../../schema/exchange.ts";
+import type { Db } from "../../../lib/db.ts";
+import { toUsd } from "../../../lib/money.ts";
+import type { ExchangeServices } from "../context.ts";
 import { requireCountries } from "./countries.ts";
 import type { MarketSearchInput } from "./schemas.ts";
 
@@ -69,10 +69,10 @@ export async function purchasablePackage(db: Db, iEsimPackage: number): Promise<
   return row ?? null;
 }
 
-export async function searchMarket(deps: CommerceDeps, input: MarketSearchInput) {
+export async function searchMarket(s: ExchangeServices, input: MarketSearchInput) {
   const filters: (SQL | undefined)[] = [...OPEN];
   if (input.country !== undefined) {
-    const [country] = await requireCountries(deps.db, "country", [input.country]);
+    const [country] = await requireCountries(s.db, "country", [input.country]);
     filters.push(sql`EXISTS (SELECT 1 FROM json_each(${esimPackages.countries}) WHERE json_each.value = ${country})`);
   }
   if (input.esim_vendor !== undefined) filters.push(eq(esimVendors.login, input.esim_vendor));
@@ -81,8 +81,8 @@ export async function searchMarket(deps: CommerceDeps, input: MarketSearchInput)
   if (input.data_GB !== undefined) filters.push(eq(esimPackages.dataGb, input.data_GB));
   const where = and(...filters);
   const [rows, [total]] = await Promise.all([
-    listed(deps.db).where(where).orderBy(asc(priceWithFee), asc(esimPackages.iEsimPackage)).limit(input.pager).offset(input.off),
-    counted(deps.db).where(where),
+    listed(s.db).where(where).orderBy(asc(priceWithFee), asc(esimPackages.iEsimPackage)).limit(input.pager).offset(input.off),
+    counted(s.db).where(where),
   ]);
   return { total: total?.n ?? 0, pager: input.pager, off: input.off, packages: rows.map(marketPackageView) };
 }

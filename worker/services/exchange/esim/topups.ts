@@ -4,21 +4,20 @@
 // current expiry, or from now if it has passed); `on_first_use` does the same if the eSIM is in
 // use (ENABLED), and otherwise keeps the days pending until its next enable.
 import { and, eq, isNull, or, sql } from "drizzle-orm";
-import { esimOrders, esimPackages, esimTopupPackages, esims, esimVendors } from "../../../schema/exchange.ts";
-import type { Db } from "../../lib/db.ts";
-import { newId } from "../../lib/ids.ts";
-import { toUsd } from "../../lib/money.ts";
-import { nowIso } from "../../lib/time.ts";
+import { esimOrders, esimPackages, esimTopupPackages, esims, esimVendors } from "../../../../schema/exchange.ts";
+import type { Db } from "../../../lib/db.ts";
+import { newId } from "../../../lib/ids.ts";
+import { toUsd } from "../../../lib/money.ts";
+import { nowIso } from "../../../lib/time.ts";
 import { requireOwnAccount } from "../accounts.ts";
-import type { ExchangePrincipal } from "../context.ts";
+import type { ExchangePrincipal, ExchangeServices } from "../context.ts";
 import { debit, refund } from "../ledger.ts";
-import { conflict, invalidInput, unknown } from "../respond.ts";
+import { conflict, invalidInput, unknown } from "../errors.ts";
 import { bytesOfGb, daysLeft, remainingBytes } from "./allowance.ts";
-import { datetimeOf } from "./fields.ts";
+import { datetimeOf } from "../fields.ts";
 import { ownEsim, type EsimRow } from "./inventory.ts";
 import { insertCompleteOrder } from "./orders.ts";
 import type { TopupListInput, TopupPurchaseInput } from "./schemas.ts";
-import type { CommerceDeps } from "./settings.ts";
 
 type TopupRow = typeof esimTopupPackages.$inferSelect;
 
@@ -66,9 +65,9 @@ async function compatibleTopups(db: Db, target: { iVendor: number | null; countr
     .sort((a, b) => a.priceMicros + a.feeMicros - (b.priceMicros + b.feeMicros) || a.packageTypeId - b.packageTypeId);
 }
 
-export async function listTopups(deps: CommerceDeps, iAccount: number, input: TopupListInput) {
-  const target = await topupTarget(deps.db, iAccount, input.iccid);
-  const packages = await compatibleTopups(deps.db, target);
+export async function listTopups(s: ExchangeServices, iAccount: number, input: TopupListInput) {
+  const target = await topupTarget(s.db, iAccount, input.iccid);
+  const packages = await compatibleTopups(s.db, target);
   return { iccid: input.iccid, packages: packages.map(topupView) };
 }
 
@@ -92,15 +91,15 @@ function applyTopup(db: Db, esim: EsimRow, topup: TopupRow, at: string) {
     .where(and(eq(esims.iccid, esim.iccid), eq(esims.iAccount, esim.iAccount), sql`${esims.status} <> 'DELETED'`));
 }
 
-export async function purchaseTopup(deps: CommerceDeps, principal: ExchangePrincipal, input: TopupPurchaseInput) {
+export async function purchaseTopup(s: ExchangeServices, principal: ExchangePrincipal, input: TopupPurchaseInput) {
   requireOwnAccount(principal, input.i_account);
-  const target = await topupTarget(deps.db, input.i_account, input.iccid);
-  const [topup] = await deps.db
+  const target = await topupTarget(s.db, input.i_account, input.iccid);
+  const [topup] = await s.db
     .select()
     .from(esimTopupPackages)
     .where(and(eq(esimTopupPackages.packageTypeId, input.package_type_id), eq(esimTopupPackages.active, true)));
   if (!topup) throw unknown("package_type_id", "top-up package");
-  if (!(await compatibleTopups(deps.db, target)).some((t) => t.packageTypeId === topup.packageTypeId)) {
+  if (!(await compatibleTopups(s.db, target)).some((t) => t.packageTypeId === topup.packageTypeId)) {
     throw invalidInput("package_type_id", "not a top-up for this eSIM (see /buyers/esim/topup/list)");
   }
   const amount = topup.priceMicros + topup.feeMicros;
@@ -108,14 +107,14 @@ export async function purchaseTopup(deps: CommerceDeps, principal: ExchangePrinc
   const createTs = nowIso();
   const entryId = `esim-topup:${orderUuid}`;
   const description = `eSIM top-up ${topup.name} for ${input.iccid} (order ${orderUuid})`;
-  await debit(deps, input.i_account, { entryId, type: "esim_topup", amountMicros: amount, description, createdAt: createTs });
+  await debit(s, input.i_account, { entryId, type: "esim_topup", amountMicros: amount, description, createdAt: createTs });
 
   let applied: boolean;
   let iEsimOrder: number;
   try {
-    const [update, [order]] = await deps.db.batch([
-      applyTopup(deps.db, target.esim, topup, createTs),
-      insertCompleteOrder(deps.db, {
+    const [update, [order]] = await s.db.batch([
+      applyTopup(s.db, target.esim, topup, createTs),
+      insertCompleteOrder(s.db, {
         orderUuid,
         iAccount: input.i_account,
         orderType: "top-up",
@@ -129,16 +128,16 @@ export async function purchaseTopup(deps: CommerceDeps, principal: ExchangePrinc
     applied = update.meta.changes > 0;
     iEsimOrder = order!.iEsimOrder;
   } catch (err) {
-    await refund(deps, input.i_account, entryId, amount, `eSIM top-up ${orderUuid} not applied`);
+    await refund(s, input.i_account, entryId, amount, `eSIM top-up ${orderUuid} not applied`);
     throw err;
   }
   if (!applied) {
     // Deleted between the check and the update: the order is recorded as failed and refunded.
-    await refund(deps, input.i_account, entryId, amount, `eSIM top-up ${orderUuid} not applied: eSIM deleted`);
-    await deps.db.update(esimOrders).set({ status: "failed", error: "eSIM deleted" }).where(eq(esimOrders.orderUuid, orderUuid));
+    await refund(s, input.i_account, entryId, amount, `eSIM top-up ${orderUuid} not applied: eSIM deleted`);
+    await s.db.update(esimOrders).set({ status: "failed", error: "eSIM deleted" }).where(eq(esimOrders.orderUuid, orderUuid));
     throw conflict("iccid", "the eSIM was deleted and cannot be topped up");
   }
-  const esim = await ownEsim(deps.db, input.i_account, input.iccid);
+  const esim = await ownEsim(s.db, input.i_account, input.iccid);
   return {
     order_uuid: orderUuid,
     i_esim_order: iEsimOrder,

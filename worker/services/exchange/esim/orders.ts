@@ -1,14 +1,14 @@
 // The buyer's orders (purchases and top-ups): the row a paid order leaves, and the list by UTC
 // time range, newest first.
 import { and, count, desc, eq, gte, lt } from "drizzle-orm";
-import { esimOrders } from "../../../schema/exchange.ts";
-import type { Db } from "../../lib/db.ts";
-import { toUsd } from "../../lib/money.ts";
-import { addSeconds } from "../../lib/time.ts";
-import { invalidInput } from "../respond.ts";
-import { datetimeOf } from "./fields.ts";
+import { esimOrders } from "../../../../schema/exchange.ts";
+import type { Db } from "../../../lib/db.ts";
+import { toUsd } from "../../../lib/money.ts";
+import { addSeconds } from "../../../lib/time.ts";
+import { invalidInput } from "../errors.ts";
+import { datetimeOf } from "../fields.ts";
 import type { OrdersListInput } from "./schemas.ts";
-import type { CommerceDeps } from "./settings.ts";
+import type { ExchangeServices } from "../context.ts";
 
 type OrderRow = typeof esimOrders.$inferSelect;
 
@@ -33,7 +33,7 @@ export const insertCompleteOrder = (db: Db, order: Omit<typeof esimOrders.$infer
     .returning({ iEsimOrder: esimOrders.iEsimOrder });
 
 /** date_from and date_to are inclusive, to the second (an order at date_to's second counts). */
-export async function listOrders(deps: CommerceDeps, iAccount: number, input: OrdersListInput) {
+export async function listOrders(s: ExchangeServices, iAccount: number, input: OrdersListInput) {
   if (input.date_from && input.date_to && input.date_to < input.date_from) throw invalidInput("date_to", "must not be before date_from");
   const where = and(
     eq(esimOrders.iAccount, iAccount),
@@ -41,14 +41,14 @@ export async function listOrders(deps: CommerceDeps, iAccount: number, input: Or
     input.date_to ? lt(esimOrders.createTs, addSeconds(input.date_to, 1)) : undefined,
   );
   const [rows, [total]] = await Promise.all([
-    deps.db
+    s.db
       .select()
       .from(esimOrders)
       .where(where)
       .orderBy(desc(esimOrders.createTs), desc(esimOrders.iEsimOrder))
       .limit(input.pager)
       .offset(input.off),
-    deps.db.select({ n: count() }).from(esimOrders).where(where),
+    s.db.select({ n: count() }).from(esimOrders).where(where),
   ]);
   return { total: total?.n ?? 0, pager: input.pager, off: input.off, orders: rows.map(orderView) };
 }

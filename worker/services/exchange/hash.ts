@@ -1,4 +1,5 @@
-// The two hash functions of HTTP Digest (RFC 7616): SHA-256 and MD5, as lower-case hex.
+// The two hash functions of HTTP Digest (RFC 7616): SHA-256 and MD5, as lower-case hex, and the
+// hashed username an account is found by when a client sends userhash=true (section 3.4.4).
 // Workers' WebCrypto digests MD5 as well (a non-standard extension kept for such protocols).
 
 export type DigestAlgorithm = "SHA-256" | "MD5";
@@ -15,3 +16,6 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
 export async function hashHex(algorithm: DigestAlgorithm, text: string): Promise<string> {
   return toHex(await crypto.subtle.digest(algorithm, encoder.encode(text)));
 }
+
+/** H(username:realm): the username a client sends with userhash=true. */
+export const userhashOf = (algorithm: DigestAlgorithm, username: string, realm: string) => hashHex(algorithm, `${username}:${realm}`);

@@ -1,7 +1,7 @@
 // Form fields of the buyer eSIM endpoints (spec: eSIM Exchange).
 import { z } from "zod";
-import { field, optional, paging, required } from "../respond.ts";
-import { countryField, iccidField, usdMicros } from "./fields.ts";
+import { field, optional, paging, required } from "../fields.ts";
+import { countryField, iccidField, usdMicros } from "../fields.ts";
 
 /** The market's data_GB filter values; -1 is unlimited. */
 export const DATA_GB_FILTERS = [0.5, 1, 5, 10, 20, -1] as const;

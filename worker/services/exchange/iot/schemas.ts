@@ -1,7 +1,7 @@
 // Form fields of the IoT endpoints.
 import { z } from "zod";
-import { iccidField } from "../esim/fields.ts";
-import { field, optional, paging, required, withDefault } from "../respond.ts";
+import { iccidField } from "../fields.ts";
+import { field, optional, paging, required, withDefault } from "../fields.ts";
 
 /** The account's own device identifier: 1-64 of letters, digits, ".", "_", ":", "-". */
 const deviceId = () => field.text(64).pipe(z.string().regex(/^[A-Za-z0-9._:-]+$/, { error: "letters, digits, '.', '_', ':' or '-'" }));

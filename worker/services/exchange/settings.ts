@@ -1,11 +1,9 @@
 // Settings of the exchange's commerce (eSIM issuing, SM-DP+ notifications, platform fee, IoT
 // charge), read from the Worker's vars with defaults, parsed once per binding set.
 // Every name is listed in the exchange part of docs/decisions.md.
-import { z } from "@hono/zod-openapi";
-import { ConfigError, loadConfig, type Bindings } from "../../env.ts";
-import { database, type Db } from "../../lib/db.ts";
+import { z } from "zod";
+import { ConfigError, type Bindings } from "../../env.ts";
 import { toMicros } from "../../lib/money.ts";
-import type { ExchangeDeps } from "../context.ts";
 
 const digits = (min: number, max: number) => z.string().regex(new RegExp(`^\\d{${min},${max}}$`), `${min}-${max} digits`);
 const usd = z
@@ -82,11 +80,3 @@ export function exchangeSettings(env: Bindings): ExchangeSettings {
 export function feeMicros(priceMicros: number, settings: Pick<ExchangeSettings, "feeBasisPoints">): number {
   return Number((BigInt(priceMicros) * BigInt(settings.feeBasisPoints) + 5_000n) / 10_000n);
 }
-
-/** What the eSIM, IoT, market and seller services need: the exchange's deps and these settings. */
-export type CommerceDeps = ExchangeDeps & { settings: ExchangeSettings };
-
-export const withSettings = (deps: ExchangeDeps): CommerceDeps => ({ ...deps, settings: exchangeSettings(deps.env) });
-
-/** Deps straight from the bindings (tests, scripts). */
-export const commerceDeps = (env: Bindings, db: Db = database(env.DB)): CommerceDeps => withSettings({ env, db, config: loadConfig(env) });

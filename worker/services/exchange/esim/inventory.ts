@@ -1,15 +1,15 @@
 // The buyer's eSIMs with their usage figures. Another account's eSIM is invisible: every query
 // takes the account, so its ICCID answers "unknown ICCID" exactly like one never issued.
 import { and, count, desc, eq, type SQL } from "drizzle-orm";
-import { esimOrders, esimPackages, esims } from "../../../schema/exchange.ts";
-import type { Db } from "../../lib/db.ts";
-import { toUsd } from "../../lib/money.ts";
-import { unknown } from "../respond.ts";
+import { esimOrders, esimPackages, esims } from "../../../../schema/exchange.ts";
+import type { Db } from "../../../lib/db.ts";
+import { toUsd } from "../../../lib/money.ts";
+import { unknown } from "../errors.ts";
 import { daysLeft, remainingBytes } from "./allowance.ts";
-import { datetimeOf } from "./fields.ts";
+import { datetimeOf } from "../fields.ts";
 import { qrPngBase64 } from "./qr.ts";
 import type { InventoryListInput } from "./schemas.ts";
-import type { CommerceDeps } from "./settings.ts";
+import type { ExchangeServices } from "../context.ts";
 
 export type EsimRow = typeof esims.$inferSelect;
 
@@ -87,11 +87,11 @@ function inventoryQuery(db: Db, where: SQL | undefined) {
     .where(where);
 }
 
-export async function listEsims(deps: CommerceDeps, iAccount: number, input: InventoryListInput) {
+export async function listEsims(s: ExchangeServices, iAccount: number, input: InventoryListInput) {
   const where = and(eq(esims.iAccount, iAccount), input.iccid !== undefined ? eq(esims.iccid, input.iccid) : undefined);
   const [rows, [total]] = await Promise.all([
-    inventoryQuery(deps.db, where).orderBy(desc(esims.createdAt), desc(esims.iccid)).limit(input.pager).offset(input.off),
-    deps.db.select({ n: count() }).from(esims).where(where),
+    inventoryQuery(s.db, where).orderBy(desc(esims.createdAt), desc(esims.iccid)).limit(input.pager).offset(input.off),
+    s.db.select({ n: count() }).from(esims).where(where),
   ]);
   const now = Date.now();
   return { total: total?.n ?? 0, pager: input.pager, off: input.off, esims: rows.map((r) => inventoryView(r, now)) };

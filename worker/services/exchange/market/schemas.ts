@@ -1,7 +1,7 @@
 // Form fields of POST /marketview/search (voice and SMS market rates).
 import { z } from "zod";
-import { countryField, usdMicros } from "../esim/fields.ts";
-import { field, optional, paging, withDefault } from "../respond.ts";
+import { countryField, usdMicros } from "../fields.ts";
+import { field, optional, paging, withDefault } from "../fields.ts";
 import { prefixField } from "../sellers/schemas.ts";
 
 export const MarketviewSearch = z.object({

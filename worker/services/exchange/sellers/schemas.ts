@@ -1,8 +1,8 @@
 // Form fields of the seller endpoints. Each resource takes the field names it shows: eSIM
 // packages `data_gb` (as in the market), top-ups `data_GB` (as in the top-up list).
 import { z } from "zod";
-import { field, optional, paging, required, withDefault } from "../respond.ts";
-import { countryField, countryListField, dataGbField, usdMicros } from "../esim/fields.ts";
+import { field, optional, paging, required, withDefault } from "../fields.ts";
+import { countryField, countryListField, dataGbField, usdMicros } from "../fields.ts";
 
 const id = () => field.integer(1);
 const kind = () => z.enum(["universal", "regional"], { error: "must be universal or regional" });

@@ -2,11 +2,11 @@
 // country, prefix (rates whose prefix starts with the digits given), price and vendor; ordered by
 // country, prefix, then cheapest. Rates of suspended seller accounts are not shown.
 import { and, asc, count, eq, like, lte, sql, type SQL } from "drizzle-orm";
-import { exchangeAccounts, exchangeMarketRates } from "../../../schema/exchange.ts";
-import { toUsd } from "../../lib/money.ts";
+import { exchangeAccounts, exchangeMarketRates } from "../../../../schema/exchange.ts";
+import { toUsd } from "../../../lib/money.ts";
 import { requireCountries } from "../esim/countries.ts";
-import { datetimeOf } from "../esim/fields.ts";
-import type { CommerceDeps } from "../esim/settings.ts";
+import { datetimeOf } from "../fields.ts";
+import type { ExchangeServices } from "../context.ts";
 import type { MarketviewSearchInput } from "./schemas.ts";
 
 /** The most rows one CSV rate deck carries. */
@@ -40,10 +40,10 @@ export type MarketRate = {
   updated_at: string;
 };
 
-async function filtersOf(deps: CommerceDeps, input: MarketviewSearchInput): Promise<SQL | undefined> {
+async function filtersOf(s: ExchangeServices, input: MarketviewSearchInput): Promise<SQL | undefined> {
   const filters: (SQL | undefined)[] = [eq(exchangeMarketRates.active, true), eq(exchangeAccounts.status, "active")];
   if (input.service) filters.push(eq(exchangeMarketRates.service, input.service));
-  if (input.country) filters.push(eq(exchangeMarketRates.country, (await requireCountries(deps.db, "country", [input.country]))[0]!));
+  if (input.country) filters.push(eq(exchangeMarketRates.country, (await requireCountries(s.db, "country", [input.country]))[0]!));
   if (input.prefix) filters.push(like(exchangeMarketRates.prefix, `${input.prefix}%`));
   if (input.max_price !== undefined) filters.push(lte(priceWithFee, input.max_price));
   if (input.i_vendor !== undefined) filters.push(eq(exchangeMarketRates.iVendor, input.i_vendor));
@@ -84,8 +84,8 @@ const view = (r: RateRow): MarketRate => ({
   updated_at: datetimeOf(r.updatedAt),
 });
 
-function query(deps: CommerceDeps, where: SQL | undefined) {
-  return deps.db
+function query(s: ExchangeServices, where: SQL | undefined) {
+  return s.db
     .select(columns)
     .from(exchangeMarketRates)
     .innerJoin(exchangeAccounts, eq(exchangeAccounts.iAccount, exchangeMarketRates.iVendor))
@@ -93,11 +93,11 @@ function query(deps: CommerceDeps, where: SQL | undefined) {
     .orderBy(asc(exchangeMarketRates.country), asc(exchangeMarketRates.prefix), asc(priceWithFee), asc(exchangeMarketRates.iRate));
 }
 
-export async function searchRates(deps: CommerceDeps, input: MarketviewSearchInput) {
-  const where = await filtersOf(deps, input);
+export async function searchRates(s: ExchangeServices, input: MarketviewSearchInput) {
+  const where = await filtersOf(s, input);
   const [rows, [total]] = await Promise.all([
-    query(deps, where).limit(input.pager).offset(input.off),
-    deps.db
+    query(s, where).limit(input.pager).offset(input.off),
+    s.db
       .select({ n: count() })
       .from(exchangeMarketRates)
       .innerJoin(exchangeAccounts, eq(exchangeAccounts.iAccount, exchangeMarketRates.iVendor))
@@ -107,6 +107,6 @@ export async function searchRates(deps: CommerceDeps, input: MarketviewSearchInp
 }
 
 /** Every rate matching the filters (pager and off do not apply), up to RATE_DECK_MAX_ROWS. */
-export async function rateDeck(deps: CommerceDeps, input: MarketviewSearchInput): Promise<MarketRate[]> {
-  return (await query(deps, await filtersOf(deps, input)).limit(RATE_DECK_MAX_ROWS)).map(view);
+export async function rateDeck(s: ExchangeServices, input: MarketviewSearchInput): Promise<MarketRate[]> {
+  return (await query(s, await filtersOf(s, input)).limit(RATE_DECK_MAX_ROWS)).map(view);
 }

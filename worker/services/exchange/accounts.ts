@@ -3,16 +3,16 @@
 // bound to "exchange:<i_account>:<role>_key"), not hashed: HTTP Digest and the legacy signature
 // both need the key itself. Balances live in the account's AccountLedger (ledger.ts).
 import { eq } from "drizzle-orm";
-import { exchangeAccounts } from "../../schema/exchange.ts";
-import { randomToken, timingSafeEqual } from "../lib/crypto.ts";
-import { isUniqueViolation } from "../lib/db.ts";
-import { toUsd } from "../lib/money.ts";
-import { decryptSecret, encryptSecret } from "../lib/secrets.ts";
-import { nowIso } from "../lib/time.ts";
-import type { ExchangeDeps, ExchangePrincipal, ExchangeRole } from "./context.ts";
-import { userhashOf } from "./digest/compute.ts";
+import { exchangeAccounts } from "../../../schema/exchange.ts";
+import { randomToken, timingSafeEqual } from "../../lib/crypto.ts";
+import { isUniqueViolation } from "../../lib/db.ts";
+import { toUsd } from "../../lib/money.ts";
+import { decryptSecret, encryptSecret } from "../../lib/secrets.ts";
+import { nowIso } from "../../lib/time.ts";
+import type { ExchangePrincipal, ExchangeRole, ExchangeServices } from "./context.ts";
+import { conflict, invalidInput, unknown } from "./errors.ts";
+import { userhashOf } from "./hash.ts";
 import { credit, usdToMicros } from "./ledger.ts";
-import { conflict, invalidInput, unknown } from "./respond.ts";
 
 export type ExchangeAccount = typeof exchangeAccounts.$inferSelect;
 
@@ -48,7 +48,7 @@ async function userhashes(username: string, realm: string) {
   return { userhashSha256: sha256, userhashMd5: md5 };
 }
 
-export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccount): Promise<CreatedAccount> {
+export async function createExchangeAccount(s: ExchangeServices, input: NewAccount): Promise<CreatedAccount> {
   const username =
     input.username ??
     `${input.role}-${randomToken(6)
@@ -62,7 +62,7 @@ export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccoun
   const now = nowIso();
   let iAccount: number;
   try {
-    const [row] = await deps.db
+    const [row] = await s.db
       .insert(exchangeAccounts)
       .values({
         username,
@@ -70,7 +70,7 @@ export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccoun
         hourlyQuota: input.hourlyQuota ?? null,
         perSecondCap: input.perSecondCap ?? null,
         digestMd5: input.digestMd5 ?? false,
-        ...(await userhashes(username, deps.config.EXCHANGE_DIGEST_REALM)),
+        ...(await userhashes(username, s.config.EXCHANGE_DIGEST_REALM)),
         createdAt: now,
         updatedAt: now,
       })
@@ -81,34 +81,34 @@ export async function createExchangeAccount(deps: ExchangeDeps, input: NewAccoun
     throw err;
   }
   const apiKey = newApiKey(input.role);
-  const sealed = await encryptSecret(deps.config.ENCRYPTION_KEY, apiKey, keyContext(iAccount, input.role));
-  await deps.db
+  const sealed = await encryptSecret(s.config.ENCRYPTION_KEY, apiKey, keyContext(iAccount, input.role));
+  await s.db
     .update(exchangeAccounts)
     .set(input.role === "buyer" ? { buyerKeyEnc: sealed } : { sellerKeyEnc: sealed })
     .where(eq(exchangeAccounts.iAccount, iAccount));
   if (openingMicros > 0) {
     const opening = { entryId: `exchange-opening:${iAccount}`, type: "exchange_opening_balance", description: "Opening balance" };
-    await credit(deps, iAccount, { ...opening, amountMicros: openingMicros, createdAt: now }, "balance");
+    await credit(s, iAccount, { ...opening, amountMicros: openingMicros, createdAt: now }, "balance");
   }
   return { iAccount, username, role: input.role, apiKey, balanceUsd: toUsd(openingMicros) };
 }
 
 /** A new API key of `role` for the account; the old one stops working at once. */
 export async function rotateApiKey(
-  deps: ExchangeDeps,
+  s: ExchangeServices,
   iAccount: number,
   role: ExchangeRole,
 ): Promise<{ username: string; apiKey: string }> {
-  const account = await accountById(deps, iAccount);
+  const account = await accountById(s, iAccount);
   if (!account) throw unknown("i_account", "account");
   if (!mayHoldKey(account.role as ExchangeRole, role)) throw invalidInput("role", `a ${account.role} account holds no ${role} key`);
   const apiKey = newApiKey(role);
-  const sealed = await encryptSecret(deps.config.ENCRYPTION_KEY, apiKey, keyContext(iAccount, role));
-  await deps.db
+  const sealed = await encryptSecret(s.config.ENCRYPTION_KEY, apiKey, keyContext(iAccount, role));
+  await s.db
     .update(exchangeAccounts)
     .set({
       ...(role === "buyer" ? { buyerKeyEnc: sealed } : { sellerKeyEnc: sealed }),
-      ...(await userhashes(account.username, deps.config.EXCHANGE_DIGEST_REALM)),
+      ...(await userhashes(account.username, s.config.EXCHANGE_DIGEST_REALM)),
       updatedAt: nowIso(),
     })
     .where(eq(exchangeAccounts.iAccount, iAccount));
@@ -116,8 +116,8 @@ export async function rotateApiKey(
 }
 
 /** Turns Digest with MD5 on or off for an account. */
-export async function setDigestMd5(deps: ExchangeDeps, iAccount: number, enabled: boolean): Promise<void> {
-  const updated = await deps.db
+export async function setDigestMd5(s: ExchangeServices, iAccount: number, enabled: boolean): Promise<void> {
+  const updated = await s.db
     .update(exchangeAccounts)
     .set({ digestMd5: enabled, updatedAt: nowIso() })
     .where(eq(exchangeAccounts.iAccount, iAccount))
@@ -125,21 +125,21 @@ export async function setDigestMd5(deps: ExchangeDeps, iAccount: number, enabled
   if (updated.length === 0) throw unknown("i_account", "account");
 }
 
-export async function accountById(deps: Pick<ExchangeDeps, "db">, iAccount: number): Promise<ExchangeAccount | null> {
-  return (await deps.db.select().from(exchangeAccounts).where(eq(exchangeAccounts.iAccount, iAccount)).get()) ?? null;
+export async function accountById(s: Pick<ExchangeServices, "db">, iAccount: number): Promise<ExchangeAccount | null> {
+  return (await s.db.select().from(exchangeAccounts).where(eq(exchangeAccounts.iAccount, iAccount)).get()) ?? null;
 }
 
-export async function accountByUsername(deps: Pick<ExchangeDeps, "db">, username: string): Promise<ExchangeAccount | null> {
-  return (await deps.db.select().from(exchangeAccounts).where(eq(exchangeAccounts.username, username)).get()) ?? null;
+export async function accountByUsername(s: Pick<ExchangeServices, "db">, username: string): Promise<ExchangeAccount | null> {
+  return (await s.db.select().from(exchangeAccounts).where(eq(exchangeAccounts.username, username)).get()) ?? null;
 }
 
 export async function accountByUserhash(
-  deps: Pick<ExchangeDeps, "db">,
+  s: Pick<ExchangeServices, "db">,
   algorithm: "SHA-256" | "MD5",
   userhash: string,
 ): Promise<ExchangeAccount | null> {
   const column = algorithm === "SHA-256" ? exchangeAccounts.userhashSha256 : exchangeAccounts.userhashMd5;
-  return (await deps.db.select().from(exchangeAccounts).where(eq(column, userhash.toLowerCase())).get()) ?? null;
+  return (await s.db.select().from(exchangeAccounts).where(eq(column, userhash.toLowerCase())).get()) ?? null;
 }
 
 const decoys = new Map<string, Promise<ExchangeAccount>>();
@@ -149,12 +149,12 @@ const decoys = new Map<string, Promise<ExchangeAccount>>();
  * checked when a username is unknown so that a miss costs what a wrong key does: one key
  * decrypted, one answer computed. Timing then tells no username apart.
  */
-export function decoyAccount(deps: Pick<ExchangeDeps, "config">): Promise<ExchangeAccount> {
-  const cacheKey = deps.config.ENCRYPTION_KEY;
+export function decoyAccount(s: Pick<ExchangeServices, "config">): Promise<ExchangeAccount> {
+  const cacheKey = s.config.ENCRYPTION_KEY;
   let decoy = decoys.get(cacheKey);
   if (!decoy) {
     decoy = (async () => {
-      const seal = (role: ExchangeRole) => encryptSecret(deps.config.ENCRYPTION_KEY, newApiKey(role), keyContext(0, role));
+      const seal = (role: ExchangeRole) => encryptSecret(s.config.ENCRYPTION_KEY, newApiKey(role), keyContext(0, role));
       const now = nowIso();
       return {
         iAccount: 0,
@@ -178,10 +178,10 @@ export function decoyAccount(deps: Pick<ExchangeDeps, "config">): Promise<Exchan
 }
 
 /** The account's API key of `role`, decrypted; null when it holds none (or it does not decrypt). */
-export async function apiKeyOf(deps: Pick<ExchangeDeps, "config">, account: ExchangeAccount, role: ExchangeRole): Promise<string | null> {
+export async function apiKeyOf(s: Pick<ExchangeServices, "config">, account: ExchangeAccount, role: ExchangeRole): Promise<string | null> {
   const sealed = role === "buyer" ? account.buyerKeyEnc : account.sellerKeyEnc;
   if (!sealed) return null;
-  return decryptSecret(deps.config.ENCRYPTION_KEY, sealed, keyContext(account.iAccount, role));
+  return decryptSecret(s.config.ENCRYPTION_KEY, sealed, keyContext(account.iAccount, role));
 }
 
 const encoder = new TextEncoder();
@@ -193,7 +193,7 @@ const encoder = new TextEncoder();
  * hex, compared in constant time); null when none is.
  */
 export async function provenKeyRole(
-  deps: Pick<ExchangeDeps, "config">,
+  s: Pick<ExchangeServices, "config">,
   account: ExchangeAccount,
   endpointRole: ExchangeRole | "any",
   presented: string,
@@ -202,7 +202,7 @@ export async function provenKeyRole(
   const roles: ExchangeRole[] = endpointRole === "any" ? ["buyer", "seller"] : [endpointRole];
   for (const role of roles) {
     if (!mayHoldKey(account.role as ExchangeRole, role)) continue;
-    const key = await apiKeyOf(deps, account, role);
+    const key = await apiKeyOf(s, account, role);
     if (!key) continue;
     if (timingSafeEqual(encoder.encode(await expected(key)), encoder.encode(presented.toLowerCase()))) return role;
   }
@@ -219,16 +219,16 @@ export const principalOf = (account: ExchangeAccount, role: ExchangeRole): Excha
 
 /** Adds money to an account (operator top-up); idempotent by entry id. */
 export async function creditAccount(
-  deps: ExchangeDeps,
+  s: ExchangeServices,
   iAccount: number,
   amountUsd: string | number,
   entryId: string,
   description: string | null,
 ): Promise<number> {
-  if (!(await accountById(deps, iAccount))) throw unknown("i_account", "account");
+  if (!(await accountById(s, iAccount))) throw unknown("i_account", "account");
   const micros = usdToMicros("amount", amountUsd);
   if (micros <= 0) throw invalidInput("amount", "must be more than 0");
-  return credit(deps, iAccount, { entryId, type: "exchange_credit", amountMicros: micros, description, createdAt: nowIso() }, "amount");
+  return credit(s, iAccount, { entryId, type: "exchange_credit", amountMicros: micros, description, createdAt: nowIso() }, "amount");
 }
 
 /**

@@ -1,13 +1,14 @@
 // The eSIM countries (seeded by migration 0004): the valid market `country` values.
 import { asc } from "drizzle-orm";
-import { esimCountries } from "../../../schema/exchange.ts";
-import type { Db } from "../../lib/db.ts";
-import { invalidInput } from "../respond.ts";
+import { esimCountries } from "../../../../schema/exchange.ts";
+import type { Db } from "../../../lib/db.ts";
+import type { ExchangeServices } from "../context.ts";
+import { invalidInput } from "../errors.ts";
 
 export type Country = { name: string; iso2: string };
 
-export async function listCountries(db: Db): Promise<Country[]> {
-  return db.select({ name: esimCountries.name, iso2: esimCountries.iso2 }).from(esimCountries).orderBy(asc(esimCountries.name));
+export async function listCountries(s: Pick<ExchangeServices, "db">): Promise<Country[]> {
+  return s.db.select({ name: esimCountries.name, iso2: esimCountries.iso2 }).from(esimCountries).orderBy(asc(esimCountries.name));
 }
 
 /** Refuses any name not in the list, naming the field and the first unknown name. */

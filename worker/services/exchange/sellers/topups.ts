@@ -1,11 +1,12 @@
 // A seller's top-up packages: publish, update, withdraw, list. Offered for the seller's own eSIMs
 // whose countries the top-up's supported_countries cover.
 import { and, count, desc, eq } from "drizzle-orm";
-import { esimTopupPackages } from "../../../schema/exchange.ts";
-import { toUsd } from "../../lib/money.ts";
-import { unknown } from "../respond.ts";
+import { esimTopupPackages } from "../../../../schema/exchange.ts";
+import { toUsd } from "../../../lib/money.ts";
+import { unknown } from "../errors.ts";
 import { requireCountries } from "../esim/countries.ts";
-import { feeMicros, type CommerceDeps } from "../esim/settings.ts";
+import type { ExchangeServices } from "../context.ts";
+import { feeMicros } from "../settings.ts";
 import type { ListInput, TopupPublishInput, TopupUpdateInput } from "./schemas.ts";
 import { ensureVendor, type Seller } from "./vendors.ts";
 
@@ -24,10 +25,10 @@ export const sellerTopupView = (t: TopupRow) => ({
   active: t.active ?? false,
 });
 
-export async function publishTopup(deps: CommerceDeps, seller: Seller, input: TopupPublishInput) {
-  const countries = await requireCountries(deps.db, "supported_countries", input.supported_countries);
-  const iVendor = await ensureVendor(deps.db, seller, deps.settings.smDpAddress);
-  const [row] = await deps.db
+export async function publishTopup(s: ExchangeServices, seller: Seller, input: TopupPublishInput) {
+  const countries = await requireCountries(s.db, "supported_countries", input.supported_countries);
+  const iVendor = await ensureVendor(s.db, seller, s.settings.smDpAddress);
+  const [row] = await s.db
     .insert(esimTopupPackages)
     .values({
       iVendor,
@@ -37,15 +38,15 @@ export async function publishTopup(deps: CommerceDeps, seller: Seller, input: To
       activationPolicy: input.activation_policy,
       supportedCountries: countries,
       priceMicros: input.price,
-      feeMicros: feeMicros(input.price, deps.settings),
+      feeMicros: feeMicros(input.price, s.settings),
       active: true,
     })
     .returning();
   return sellerTopupView(row!);
 }
 
-async function ownTopup(deps: CommerceDeps, seller: Seller, packageTypeId: number): Promise<TopupRow> {
-  const [row] = await deps.db
+async function ownTopup(s: ExchangeServices, seller: Seller, packageTypeId: number): Promise<TopupRow> {
+  const [row] = await s.db
     .select()
     .from(esimTopupPackages)
     .where(and(eq(esimTopupPackages.packageTypeId, packageTypeId), eq(esimTopupPackages.iVendor, seller.iAccount)));
@@ -53,42 +54,34 @@ async function ownTopup(deps: CommerceDeps, seller: Seller, packageTypeId: numbe
   return row;
 }
 
-export async function updateTopup(deps: CommerceDeps, seller: Seller, input: TopupUpdateInput) {
-  await ownTopup(deps, seller, input.package_type_id);
-  const countries = input.supported_countries
-    ? await requireCountries(deps.db, "supported_countries", input.supported_countries)
-    : undefined;
+export async function updateTopup(s: ExchangeServices, seller: Seller, input: TopupUpdateInput) {
+  await ownTopup(s, seller, input.package_type_id);
+  const countries = input.supported_countries ? await requireCountries(s.db, "supported_countries", input.supported_countries) : undefined;
   const changes: Partial<typeof esimTopupPackages.$inferInsert> = {
     ...(input.name !== undefined && { name: input.name }),
     ...(countries !== undefined && { supportedCountries: countries }),
     ...(input.data_GB !== undefined && { dataGb: input.data_GB }),
     ...(input.validity_days !== undefined && { validityDays: input.validity_days }),
     ...(input.activation_policy !== undefined && { activationPolicy: input.activation_policy }),
-    ...(input.price !== undefined && { priceMicros: input.price, feeMicros: feeMicros(input.price, deps.settings) }),
+    ...(input.price !== undefined && { priceMicros: input.price, feeMicros: feeMicros(input.price, s.settings) }),
   };
   if (Object.keys(changes).length > 0) {
-    await deps.db.update(esimTopupPackages).set(changes).where(eq(esimTopupPackages.packageTypeId, input.package_type_id));
+    await s.db.update(esimTopupPackages).set(changes).where(eq(esimTopupPackages.packageTypeId, input.package_type_id));
   }
-  return sellerTopupView(await ownTopup(deps, seller, input.package_type_id));
+  return sellerTopupView(await ownTopup(s, seller, input.package_type_id));
 }
 
-export async function withdrawTopup(deps: CommerceDeps, seller: Seller, packageTypeId: number) {
-  await ownTopup(deps, seller, packageTypeId);
-  await deps.db.update(esimTopupPackages).set({ active: false }).where(eq(esimTopupPackages.packageTypeId, packageTypeId));
-  return sellerTopupView(await ownTopup(deps, seller, packageTypeId));
+export async function withdrawTopup(s: ExchangeServices, seller: Seller, packageTypeId: number) {
+  await ownTopup(s, seller, packageTypeId);
+  await s.db.update(esimTopupPackages).set({ active: false }).where(eq(esimTopupPackages.packageTypeId, packageTypeId));
+  return sellerTopupView(await ownTopup(s, seller, packageTypeId));
 }
 
-export async function listSellerTopups(deps: CommerceDeps, seller: Seller, input: ListInput) {
+export async function listSellerTopups(s: ExchangeServices, seller: Seller, input: ListInput) {
   const where = eq(esimTopupPackages.iVendor, seller.iAccount);
   const [rows, [total]] = await Promise.all([
-    deps.db
-      .select()
-      .from(esimTopupPackages)
-      .where(where)
-      .orderBy(desc(esimTopupPackages.packageTypeId))
-      .limit(input.pager)
-      .offset(input.off),
-    deps.db.select({ n: count() }).from(esimTopupPackages).where(where),
+    s.db.select().from(esimTopupPackages).where(where).orderBy(desc(esimTopupPackages.packageTypeId)).limit(input.pager).offset(input.off),
+    s.db.select({ n: count() }).from(esimTopupPackages).where(where),
   ]);
   return { total: total?.n ?? 0, pager: input.pager, off: input.off, topups: rows.map(sellerTopupView) };
 }

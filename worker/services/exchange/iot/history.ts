@@ -2,12 +2,12 @@
 // inclusive to the second), newest first. JSON keys of an event: i_event, time, device, iccid,
 // topic, payload, direction, charged (USD).
 import { and, count, desc, eq, gte, lt } from "drizzle-orm";
-import { iotEvents } from "../../../schema/exchange.ts";
-import { toUsd } from "../../lib/money.ts";
-import { addSeconds } from "../../lib/time.ts";
-import { datetimeOf } from "../esim/fields.ts";
-import type { CommerceDeps } from "../esim/settings.ts";
-import { invalidInput } from "../respond.ts";
+import { iotEvents } from "../../../../schema/exchange.ts";
+import { toUsd } from "../../../lib/money.ts";
+import { addSeconds } from "../../../lib/time.ts";
+import { datetimeOf } from "../fields.ts";
+import type { ExchangeServices } from "../context.ts";
+import { invalidInput } from "../errors.ts";
 import type { IotHistoryInput } from "./schemas.ts";
 
 type EventRow = typeof iotEvents.$inferSelect;
@@ -23,7 +23,7 @@ export const eventView = (e: EventRow) => ({
   charged: toUsd(e.chargedMicros),
 });
 
-export async function iotHistory(deps: CommerceDeps, iAccount: number, input: IotHistoryInput) {
+export async function iotHistory(s: ExchangeServices, iAccount: number, input: IotHistoryInput) {
   if (input.date_to < input.date_from) throw invalidInput("date_to", "must not be before date_from");
   const where = and(
     eq(iotEvents.iAccount, iAccount),
@@ -32,8 +32,8 @@ export async function iotHistory(deps: CommerceDeps, iAccount: number, input: Io
     input.device ? eq(iotEvents.device, input.device) : undefined,
   );
   const [rows, [total]] = await Promise.all([
-    deps.db.select().from(iotEvents).where(where).orderBy(desc(iotEvents.ts), desc(iotEvents.id)).limit(input.pager).offset(input.off),
-    deps.db.select({ n: count() }).from(iotEvents).where(where),
+    s.db.select().from(iotEvents).where(where).orderBy(desc(iotEvents.ts), desc(iotEvents.id)).limit(input.pager).offset(input.off),
+    s.db.select({ n: count() }).from(iotEvents).where(where),
   ]);
   return {
     date_from: datetimeOf(input.date_from),
