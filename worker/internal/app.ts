@@ -7,15 +7,15 @@ import { AdmitRequest, CallReport, MonitorResults, TestCallProgress } from "../.
 import type { AppEnv } from "../http/app-env.ts";
 import { ApiError } from "../lib/errors.ts";
 import { issuesOf } from "../lib/validation.ts";
-import { admitCall } from "./admission.ts";
-import { reportCalls } from "./call-report.ts";
+import { admitCall } from "../services/nodes/admission.ts";
+import { reportCalls } from "../services/nodes/call-report.ts";
 import { hubFor } from "../lib/durable-objects.ts";
 import { uploadMedia } from "./media-upload.ts";
 import { nodeIdOf, requireNode, requireSameNode } from "./node-auth.ts";
 import { monitorTargets, recordMonitorResults } from "../services/trunk/destination-monitor.ts";
 import { applyTestCallProgress } from "../services/placed-calls/test-calls.ts";
-import { requireTestCallNode } from "./test-call-node.ts";
-import { whitelistSnapshot } from "./whitelist-snapshot.ts";
+import { requireTestCallNode } from "../services/nodes/test-call-node.ts";
+import { whitelistSnapshot } from "../services/nodes/whitelist-snapshot.ts";
 
 async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
   const json: unknown = await c.req.json().catch(() => {

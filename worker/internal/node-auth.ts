@@ -3,12 +3,13 @@
 // its pair revokes it without touching the others. A node not listed there presents NODE_TOKEN,
 // the single token of local development (leave it unset in production). A listed node's own token
 // is the only one it may use, and a node acts only on the calls and test calls it carries
-// (mayActForNode).
+// (worker/services/nodes/node-identity.ts, mayActForNode).
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import type { Config } from "../env.ts";
 import { timingSafeEqual } from "../lib/crypto.ts";
 import { ApiError, unauthorized } from "../lib/errors.ts";
+import { isListedNode } from "../services/nodes/node-identity.ts";
 
 const encoder = new TextEncoder();
 
@@ -21,10 +22,6 @@ export function nodeTokenValid(config: Pick<Config, "NODE_TOKEN" | "NODE_TOKENS"
   const expected = own ?? config.NODE_TOKEN;
   return expected !== undefined && timingSafeEqual(encoder.encode(presented), encoder.encode(expected));
 }
-
-/** Is `nodeId` a node with a token of its own (listed in NODE_TOKENS)? */
-export const isListedNode = (config: Pick<Config, "NODE_TOKENS">, nodeId: unknown): nodeId is string =>
-  typeof nodeId === "string" && Object.hasOwn(config.NODE_TOKENS, nodeId);
 
 const NOT_THIS_NODE = "node_id is not the node this token belongs to";
 
@@ -40,27 +37,6 @@ export function requireSameNode(c: Context<AppEnv>, body: unknown): void {
   const named = typeof body === "object" && body !== null ? (body as { node_id?: unknown }).node_id : undefined;
   if (isListedNode(c.var.config, nodeId) && named !== undefined && named !== nodeId) throw new ApiError(403, NOT_THIS_NODE);
   if (isListedNode(c.var.config, named) && named !== nodeId) throw new ApiError(403, NOT_THIS_NODE);
-}
-
-/**
- * May a request from `requester` (its X-Node-Id, else the node_id it names; null: neither) act on
- * a call or test call `recorded` carries (null: none recorded yet, so any node may, and becomes it)?
- * Only the node recorded may when either of them has a token of its own; nodes on NODE_TOKEN are not
- * told apart from each other (they share one token), so between them nothing is decided.
- */
-export function mayActForNode(config: Pick<Config, "NODE_TOKENS">, requester: string | null, recorded: string | null): boolean {
-  if (recorded === null || requester === recorded) return true;
-  return !isListedNode(config, recorded) && !isListedNode(config, requester);
-}
-
-/** 403 unless `requester` may act on what `recorded` carries (mayActForNode). */
-export function requireRecordedNode(
-  config: Pick<Config, "NODE_TOKENS">,
-  requester: string | null,
-  recorded: string | null,
-  what: string,
-): void {
-  if (!mayActForNode(config, requester, recorded)) throw new ApiError(403, `${what} is carried by another node`);
 }
 
 export const requireNode: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -4,23 +4,23 @@
 // sends the call's record to D1 through its outbox. The node names the account from its copy of
 // the whitelist; without it (an older node) the source is looked up in D1 first. A source on no
 // whitelist is ignored (the node answers nothing); any other refusal carries its SIP code.
-import type { AdmissionTicket, AdmitRequest, AdmitResponse } from "../../schema/node-api.ts";
-import type { AdmissionDestination } from "../../durable-objects/call-ledger/admission.ts";
-import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../durable-objects/call-ledger/call-ledger.ts";
-import { accountHolding, syncAdmissionState } from "../services/trunk/admission-state.ts";
-import type { Services } from "../services/context.ts";
-import { agentDestinationOf, linkTestCallRecord, testCallToAdmit, unverifiedPart } from "../services/placed-calls/test-calls.ts";
-import type { TestCallRow } from "../services/placed-calls/test-call-dispatch.ts";
-import { signPlacedCall } from "../services/placed-calls/call-signing.ts";
-import { mayActForNode } from "./node-auth.ts";
-import { placedCallPolicyOf, refusedRange } from "../services/placed-calls/placed-calls.ts";
-import { VERIFY_CALL_MAX_SECONDS, verificationRoute, verifiedNumberOf } from "../services/placed-calls/verified-numbers.ts";
-import type { LedgerStub } from "../lib/durable-objects.ts";
-import type { Config } from "../env.ts";
-import { newId } from "../lib/ids.ts";
-import { decryptSecret, destinationSecretContext } from "../lib/secrets.ts";
-import { spendDialerToken } from "../services/placed-calls/dialer.ts";
-import { nowIso } from "../lib/time.ts";
+import type { AdmissionTicket, AdmitRequest, AdmitResponse } from "../../../schema/node-api.ts";
+import type { AdmissionDestination } from "../../../durable-objects/call-ledger/admission.ts";
+import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../../durable-objects/call-ledger/call-ledger.ts";
+import { accountHolding, syncAdmissionState } from "../trunk/admission-state.ts";
+import type { Services } from "../context.ts";
+import { agentDestinationOf, linkTestCallRecord, testCallToAdmit, unverifiedPart } from "../placed-calls/test-calls.ts";
+import type { TestCallRow } from "../placed-calls/test-call-dispatch.ts";
+import { signPlacedCall } from "../placed-calls/call-signing.ts";
+import { mayActForNode } from "./node-identity.ts";
+import { placedCallPolicyOf, refusedRange } from "../placed-calls/placed-calls.ts";
+import { VERIFY_CALL_MAX_SECONDS, verificationRoute, verifiedNumberOf } from "../placed-calls/verified-numbers.ts";
+import type { LedgerStub } from "../../lib/durable-objects.ts";
+import type { Config } from "../../env.ts";
+import { newId } from "../../lib/ids.ts";
+import { decryptSecret, destinationSecretContext } from "../../lib/secrets.ts";
+import { spendDialerToken } from "../placed-calls/dialer.ts";
+import { nowIso } from "../../lib/time.ts";
 
 export async function admitCall(s: Services, request: AdmitRequest): Promise<AdmitResponse> {
   if (request.origin === "test") return admitTestCall(s, request);

@@ -1,8 +1,8 @@
 // POST /internal/calls/report: a node's batch of call events and its heartbeat. The Worker splits
 // it by account and hands each part to that account's ledger in one call (all in parallel); the
 // ledgers apply each event once, renew the node's lease, top up credit, and answer with grants.
-import type { CallReport, CallReportAnswer, ReportedEvent } from "../../schema/node-api.ts";
-import type { Services } from "../services/context.ts";
+import type { CallReport, CallReportAnswer, ReportedEvent } from "../../../schema/node-api.ts";
+import type { Services } from "../context.ts";
 import { callLimits } from "./admission.ts";
 
 export async function reportCalls(s: Services, report: CallReport): Promise<CallReportAnswer> {

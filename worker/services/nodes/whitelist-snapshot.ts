@@ -7,11 +7,11 @@
 // admit calls (awaitsProof) come as `proofs`, each with its code, which the node puts in its
 // answer to an OPTIONS from inside.
 import { ne } from "drizzle-orm";
-import type { WhitelistSnapshot } from "../../schema/node-api.ts";
-import { whitelistIps } from "../../schema/network.ts";
-import type { Services } from "../services/context.ts";
-import { admitsCalls, awaitsProof } from "../services/trunk/whitelist-admission.ts";
-import { proofCode } from "../services/trunk/whitelist-proof.ts";
+import type { WhitelistSnapshot } from "../../../schema/node-api.ts";
+import { whitelistIps } from "../../../schema/network.ts";
+import type { Services } from "../context.ts";
+import { admitsCalls, awaitsProof } from "../trunk/whitelist-admission.ts";
+import { proofCode } from "../trunk/whitelist-proof.ts";
 
 export async function whitelistSnapshot({ registry, db, config }: Services, since: number): Promise<WhitelistSnapshot> {
   const version = await registry.version();

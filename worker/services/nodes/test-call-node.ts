@@ -2,11 +2,11 @@
 // when a node took the originate command, or by the node's first report or admission). A test call
 // with no node recorded yet takes the reporting node as its own.
 import { and, eq, isNull } from "drizzle-orm";
-import { testCalls } from "../../schema/test-calls.ts";
-import type { Services } from "../services/context.ts";
-import { requireRecordedNode } from "./node-auth.ts";
+import { testCalls } from "../../../schema/test-calls.ts";
+import type { Services } from "../context.ts";
+import { requireRecordedNode } from "./node-identity.ts";
 
-/** 403 when `requester` is not the node placing the test call (node-auth.ts, mayActForNode); an unknown test call passes (its 404 follows). */
+/** Forbidden when `requester` is not the node placing the test call (node-identity.ts, mayActForNode); an unknown test call passes (its 404 follows). */
 export async function requireTestCallNode(s: Services, testCallId: string, requester: string): Promise<void> {
   const nodeOf = async () =>
     (await s.db.select({ nodeId: testCalls.nodeId }).from(testCalls).where(eq(testCalls.id, testCallId)).get())?.nodeId;
