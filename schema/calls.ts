@@ -1,6 +1,7 @@
 // Calls, their SIP ladder, transcripts and AI verdicts, and the analysis queue's bookkeeping.
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { bool, createdAt, customerId, id, json, micros, timestamp, updatedAt } from "./columns.ts";
+import { CALL_ORIGINS, CALL_STATUSES } from "./enums.ts";
 
 export type DtmfEvent = {
   t: number;
@@ -23,10 +24,9 @@ export const calls = sqliteTable(
     id: id(),
     customerId: customerId(),
     sipCallId: text("sip_call_id").notNull(),
-    /** sip | dialer | test */
-    origin: text("origin").notNull().default("sip"),
+    origin: text("origin", { enum: CALL_ORIGINS }).notNull().default("sip"),
     direction: text("direction").notNull().default("inbound"),
-    status: text("status").notNull(),
+    status: text("status", { enum: CALL_STATUSES }).notNull(),
     srcIp: text("src_ip").notNull(),
     ani: text("ani"),
     dialed: text("dialed"),

@@ -17,6 +17,23 @@ export const MONITOR_STATUSES = ["up", "down", "unknown"] as const;
 
 export type Transport = (typeof TRANSPORTS)[number];
 
+/** Where a call came from: a customer's SIP trunk, the web dialer, or a test call the platform placed. */
+export const CALL_ORIGINS = ["sip", "dialer", "test"] as const;
+/** Where a call stands: ringing and active while it is up (LIVE_CALL_STATUSES), then one of the ended three. */
+export const CALL_STATUSES = ["ringing", "active", "completed", "failed", "rejected"] as const;
+export const LIVE_CALL_STATUSES = ["ringing", "active"] as const;
+export const ENDED_CALL_STATUSES = ["completed", "failed", "rejected"] as const;
+/** What a verdict recommends for the caller. */
+export const RECOMMENDATIONS = ["block", "review", "allow"] as const;
+
+export type CallOrigin = (typeof CALL_ORIGINS)[number];
+export type CallStatus = (typeof CALL_STATUSES)[number];
+export type LiveCallStatus = (typeof LIVE_CALL_STATUSES)[number];
+export type Recommendation = (typeof RECOMMENDATIONS)[number];
+
+/** Is a call with this status up (ringing or active)? */
+export const isLiveCallStatus = (status: string): status is LiveCallStatus => (LIVE_CALL_STATUSES as readonly string[]).includes(status);
+
 /** Where an investigation stands; any of the four may follow any other. */
 export const CASE_STATUSES = ["open", "in_review", "resolved", "dismissed"] as const;
 export const CASE_SEVERITIES = ["low", "medium", "high", "critical"] as const;

@@ -1,7 +1,7 @@
 // Alert rules (spec: "Alert rules and webhook") and the connected channels they deliver to
 // (our extension: /customer/alert-channels).
 import { z } from "@hono/zod-openapi";
-import { RECOMMENDATIONS } from "../providers/analysis/analyser.ts";
+import { RECOMMENDATIONS } from "../../schema/enums.ts";
 
 export const ALERT_TRIGGERS = ["fraud", "quality"] as const;
 export const ALERT_CHANNEL_KINDS = ["slack", "webhook"] as const;

@@ -1,6 +1,6 @@
 // Automation rules and the controlled numbers (AniControl) they make from verdicts.
 import { z } from "@hono/zod-openapi";
-import { RECOMMENDATIONS } from "../providers/analysis/analyser.ts";
+import { RECOMMENDATIONS } from "../../schema/enums.ts";
 import { pageOf, pageQuery } from "../lib/pagination.ts";
 
 export const CONTROL_ACTIONS = ["block", "divert"] as const;

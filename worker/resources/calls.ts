@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { LiveLegStats } from "../../schema/node-api.ts";
 import { pageOf, pageQuery, WIDE_PAGE } from "../lib/pagination.ts";
-import { RECOMMENDATIONS } from "../providers/analysis/analyser.ts";
+import { CALL_ORIGINS, CALL_STATUSES, LIVE_CALL_STATUSES, RECOMMENDATIONS } from "../../schema/enums.ts";
 
 const ts = () => z.string().openapi({ format: "date-time" });
 const nullableTs = () => ts().nullable();
@@ -32,7 +33,7 @@ export const CallSchema = z
     id: z.uuid(),
     sip_call_id: z.string(),
     customer_id: z.uuid(),
-    origin: z.string().openapi({ description: "sip, dialer or test", example: "sip" }),
+    origin: z.enum(CALL_ORIGINS).openapi({ description: "sip, dialer or test", example: "sip" }),
     src_ip: z.string().openapi({ example: "203.0.113.10" }),
     ani: z.string().nullable().openapi({ example: "+14155550100" }),
     dialed: z.string().nullable().openapi({ example: "442079460000" }),
@@ -66,7 +67,7 @@ export const CallSchema = z
     q850_cause: z.number().int().nullable().optional(),
     q850_text: z.string().nullable().optional(),
     direction: z.string(),
-    status: z.string().openapi({ description: "ringing, active, completed, failed or rejected", example: "completed" }),
+    status: z.enum(CALL_STATUSES).openapi({ description: "ringing, active, completed, failed or rejected", example: "completed" }),
     sip_code: z.number().int().nullable(),
     end_reason: z.string().nullable(),
     started_at: ts(),
@@ -186,27 +187,18 @@ export const SipLogSchema = z
   })
   .openapi("SipLog");
 
-const LegSchema = z
-  .object({
-    endpoint: z.string().nullable().optional(),
-    packets: z.number().int(),
-    bytes: z.number().int(),
-    errors: z.number().int(),
-    last_packet: nullableTs().optional(),
-    ssrc: z.number().int().nullable().optional(),
-    lost: z.number().int().nullable().optional(),
-    loss_pct: z.number().nullable().optional(),
-    jitter_ms: z.number().nullable().optional(),
-    rtt_ms: z.number().nullable().optional(),
-    mos: z.number().nullable().optional(),
-  })
-  .openapi("MediaLeg");
+/**
+ * One media leg: the node's own figures (LiveLegStats, schema/node-api.ts), live or final. The
+ * counters the node may leave out are filled in as they are read, so an answer always has them.
+ */
+const { packets, bytes, errors } = LiveLegStats.shape;
+const LegSchema = LiveLegStats.extend({ packets: packets.unwrap(), bytes: bytes.unwrap(), errors: errors.unwrap() }).openapi("MediaLeg");
 
 export const InspectSchema = z
   .object({
     call: z.object({
       id: z.uuid(),
-      status: z.string(),
+      status: z.enum(CALL_STATUSES),
       ani: z.string().nullable(),
       dialed: z.string().nullable(),
       external_id: z.string().nullable(),
@@ -280,12 +272,11 @@ export const InspectSchema = z
   })
   .openapi("Inspect");
 
+export type Inspection = z.infer<typeof InspectSchema>;
+
 // ---- Lists ----
 
 export const CallListSchema = pageOf(CallSchema, "CallList");
-
-/** Call statuses: ringing and active are the in-progress ones. */
-export const CALL_STATUSES = ["ringing", "active", "completed", "failed", "rejected"] as const;
 
 /** Sort keys of GET /calls: a leading "-" is descending; calls without the value come last either way. */
 export const CALL_SORTS = ["-started_at", "started_at", "-probability", "probability", "-duration_sec", "duration_sec"] as const;
@@ -351,7 +342,7 @@ export const CallListQuery = pageQuery(WIDE_PAGE)
       .openapi({ description: "Calls with a verdict of at least this fraud probability (0-100)", example: 70 }),
     external_id: textFilter(200, "The external id the call carried, exactly"),
     origin: z
-      .enum(["sip", "dialer", "test"], { error: "origin must be 'sip', 'dialer' or 'test'" })
+      .enum(CALL_ORIGINS, { error: "origin must be 'sip', 'dialer' or 'test'" })
       .optional()
       .openapi({ description: "sip, dialer or test" }),
     sip_call_id: textFilter(512, "The SIP Call-ID, exactly"),
@@ -464,7 +455,7 @@ export const LiveCallSchema = InspectSchema.shape.call
     max_call_seconds: true,
     remaining_sec: true,
   })
-  .extend({ status: z.enum(["ringing", "active"]) })
+  .extend({ status: z.enum(LIVE_CALL_STATUSES) })
   .openapi("LiveCall");
 
 export const LiveCallsSchema = z

@@ -3,6 +3,7 @@
 // AI binding, and any OpenAI-compatible chat URL. Which tier uses which is configuration; only the
 // tier's name and price ever leave the API.
 import { z } from "zod";
+import { RECOMMENDATIONS } from "../../../schema/enums.ts";
 
 /** One speaker's stretch of speech, times in seconds from the answer. */
 export type Segment = { speaker: "caller" | "callee"; start: number; end: number; text: string };
@@ -29,8 +30,6 @@ export type AnalysisInput = {
   language: string | null;
   call: CallFacts;
 };
-
-export const RECOMMENDATIONS = ["block", "review", "allow"] as const;
 
 /** The verdict every adapter must produce; an LLM's JSON output is parsed with this, strictly. */
 export const VerdictSchema = z.strictObject({

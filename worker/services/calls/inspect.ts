@@ -6,22 +6,24 @@
 import { z } from "zod";
 import { LiveLegStats, SipLadder, type SipLogMessage } from "../../../schema/node-api.ts";
 import type { calls } from "../../../schema/calls.ts";
+import { isLiveCallStatus } from "../../../schema/enums.ts";
 import { describeError } from "../../lib/errors.ts";
 import { callOfAccount, newestAnalysis, sipMessageOut, sipMessagesOf } from "./records.ts";
 import type { Services } from "../context.ts";
 import type { Principal } from "../identity/principal.ts";
+import type { Inspection } from "../../resources/calls.ts";
 
 type CallRow = typeof calls.$inferSelect;
 
 /** How long the inspector waits for the node's figures: under the two-second polling period. */
 export const LIVE_STATS_TIMEOUT_MS = 1_500;
 
-const Legs = z.record(z.string(), LiveLegStats);
-type Legs = z.infer<typeof Legs>;
-const LiveMedia = z.object({ sampled_at: z.string(), legs: Legs });
-type Media = z.infer<typeof LiveMedia>;
+type Media = NonNullable<Inspection["media"]>;
+type Quality = NonNullable<Inspection["quality"]>;
+type Legs = Media["legs"];
 
-const IN_PROGRESS = new Set(["ringing", "active"]);
+/** The media part of the node's answer to `stats`, as it sends it (counters it leaves out read 0). */
+const LiveMedia = z.object({ sampled_at: z.string(), legs: z.record(z.string(), LiveLegStats) });
 
 const seconds = (fromIso: string, toMs: number) => Math.max(0, Math.floor((toMs - Date.parse(fromIso)) / 1000));
 
@@ -61,8 +63,6 @@ const liveMessageOut = (m: SipLogMessage) => ({
   headers: m.headers ?? null,
 });
 
-type Quality = { mos: number | null; jitter_ms: number | null; packet_loss_pct: number | null; legs: Legs | null };
-
 /** The worst of the legs that carried packets: lowest MOS, highest jitter and loss. */
 function qualityOf(legs: Legs): Quality {
   const carrying = Object.values(legs).filter((l) => l.packets > 0);
@@ -81,7 +81,7 @@ function qualityOf(legs: Legs): Quality {
 /** The final per-leg counters the node reported at the end (the record's qos), when they parse. */
 function recordedLegs(call: CallRow): Legs | null {
   if (!call.qos) return null;
-  const legs = Legs.safeParse(call.qos);
+  const legs = LiveMedia.shape.legs.safeParse(call.qos);
   return legs.success ? legs.data : null;
 }
 
@@ -95,9 +95,9 @@ async function fromLedger(s: Services, call: CallRow): Promise<CallRow | null> {
   return { ...call, status: ledgerCall.status, answeredAt: ledgerCall.answeredAt ?? call.answeredAt };
 }
 
-export async function inspectCall(s: Services, principal: Principal, callId: string) {
+export async function inspectCall(s: Services, principal: Principal, callId: string): Promise<Inspection> {
   const recorded = await callOfAccount(s, principal, callId);
-  const liveCall = IN_PROGRESS.has(recorded.status) ? await fromLedger(s, recorded) : null;
+  const liveCall = isLiveCallStatus(recorded.status) ? await fromLedger(s, recorded) : null;
   const call = liveCall ?? recorded;
   const live = liveCall !== null;
   const [messages, analysis, { media, ladder: liveLadder }] = await Promise.all([

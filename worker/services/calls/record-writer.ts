@@ -11,14 +11,13 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { CallRecordMessage } from "../../../durable-objects/call-ledger/call-ledger.ts";
 import type { CallEvent, EndedEvent, TransferEvent } from "../../../schema/node-api.ts";
 import { callSipMessages, calls } from "../../../schema/calls.ts";
+import { ENDED_CALL_STATUSES } from "../../../schema/enums.ts";
 import { d1Chunks, paramsPerRow, runBatch, type Db } from "../../lib/db.ts";
 import { q850Text } from "../../lib/q850.ts";
 import type { Services } from "../context.ts";
 import { recordStoredMedia } from "./stored-media.ts";
 
 type EventMessage = Extract<CallRecordMessage, { type: "event" }>;
-
-const ENDED = ["completed", "failed", "rejected"];
 
 /** What became of one message: written, or to be tried again (its call's record is not in D1 yet). */
 export type WriteOutcome = "written" | "retry";
@@ -58,7 +57,7 @@ function statementsFor(db: Db, message: EventMessage): BatchItem<"sqlite">[] {
   return [progressStatement(db, message.call_id, event)];
 }
 
-const notEnded = (callId: string) => and(eq(calls.id, callId), notInArray(calls.status, ENDED));
+const notEnded = (callId: string) => and(eq(calls.id, callId), notInArray(calls.status, [...ENDED_CALL_STATUSES]));
 
 /** Ringing and answered: a late report never reopens an ended call; the first answer time and codec stay. */
 function progressStatement(db: Db, callId: string, event: Extract<CallEvent, { type: "ringing" | "answered" }>) {
@@ -136,7 +135,7 @@ function endStatements(db: Db, message: EventMessage, event: EndedEvent): BatchI
     updatedAt: event.at,
   };
   // Written once: over a live call, or over the ledger's node_lost end when this is the real one.
-  const open = notInArray(calls.status, ENDED);
+  const open = notInArray(calls.status, [...ENDED_CALL_STATUSES]);
   const where = and(eq(calls.id, message.call_id), message.supersede ? or(open, eq(calls.endReason, "node_lost")) : open);
   const statements: BatchItem<"sqlite">[] = [
     db

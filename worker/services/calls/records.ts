@@ -4,6 +4,7 @@
 // Provider and model stay inside: only the AI tier's name leaves.
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { analyses, callSipMessages, calls, transcripts } from "../../../schema/calls.ts";
+import { isLiveCallStatus } from "../../../schema/enums.ts";
 import { d1Chunks } from "../../lib/db.ts";
 import { describeError } from "../../lib/errors.ts";
 import type { Db } from "../../lib/db.ts";
@@ -19,9 +20,6 @@ type CallRow = typeof calls.$inferSelect;
 type AnalysisRow = typeof analyses.$inferSelect;
 type SipMessageRow = typeof callSipMessages.$inferSelect;
 
-/** Calls D1 shows as up: the account's ledger may know more of them (their answer, their end). */
-const IN_PROGRESS = new Set(["ringing", "active"]);
-
 /**
  * The account's call, as every verb that names a call by id finds it (reads, share, case, prefill,
  * analysis, the MCP tools). Its D1 row, unless D1 is behind the account's ledger: no row yet, or the
@@ -33,7 +31,8 @@ const IN_PROGRESS = new Set(["ringing", "active"]);
 export async function callOfAccount(s: Services, principal: Principal, callId: string): Promise<CallRow> {
   const customerId = principal.customer.id;
   const row = await callRowOf(s.db, customerId, callId);
-  if (row && !IN_PROGRESS.has(row.status)) return row;
+  // A call D1 shows as up: the account's ledger may know more of it (its answer, its end).
+  if (row && !isLiveCallStatus(row.status)) return row;
   if (!row) {
     const brought = await bringFromLedger(s, customerId, callId, null);
     if (!brought) throw new NotFound("Call not found");

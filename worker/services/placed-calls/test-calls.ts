@@ -11,6 +11,7 @@
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { AdmissionRejection, TestCallProgress, TestCallStatus } from "../../../schema/node-api.ts";
 import { calls } from "../../../schema/calls.ts";
+import { ENDED_CALL_STATUSES, isLiveCallStatus } from "../../../schema/enums.ts";
 import { destinations } from "../../../schema/network.ts";
 import { testCalls } from "../../../schema/test-calls.ts";
 import { d1Chunks } from "../../lib/db.ts";
@@ -96,8 +97,6 @@ export async function getTestCall(s: Services, principal: Principal, id: string)
   return testCallOut(await asRead(s, principal, await findTestCall(s, principal.customer.id, id)));
 }
 
-const CALL_ENDED = ["completed", "failed", "rejected"];
-
 /**
  * A test call as it reads: `done` only once its call reads ended (GET /calls/{call_id}). The node
  * posts done before its batched report of the call's end has reached the account's ledger: until
@@ -111,18 +110,18 @@ async function asRead(s: Services, principal: Principal, row: TestCallRow): Prom
     if (!(err instanceof NotFound)) console.error("test calls: the call of a done test call could not be read", describeError(err));
     return null;
   });
-  return call && !CALL_ENDED.includes(call.status) ? { ...row, status: "answered" } : row;
+  return call && isLiveCallStatus(call.status) ? { ...row, status: "answered" } : row;
 }
 
 /** The calls of done test calls that D1 already shows ended (one read for a page): those read done as stored. */
 async function endedCalls(s: Services, customerId: string, rows: TestCallRow[]): Promise<Set<string>> {
   const ids = rows.flatMap((row) => (row.status === "done" && row.callId ? [row.callId] : []));
   const found = new Set<string>();
-  for (const slice of d1Chunks(ids, 1, 1 + CALL_ENDED.length)) {
+  for (const slice of d1Chunks(ids, 1, 1 + ENDED_CALL_STATUSES.length)) {
     const ended = await s.db
       .select({ id: calls.id })
       .from(calls)
-      .where(and(eq(calls.customerId, customerId), inArray(calls.id, slice), inArray(calls.status, CALL_ENDED)));
+      .where(and(eq(calls.customerId, customerId), inArray(calls.id, slice), inArray(calls.status, ENDED_CALL_STATUSES)));
     for (const call of ended) found.add(call.id);
   }
   return found;
