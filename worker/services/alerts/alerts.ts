@@ -171,17 +171,7 @@ async function factsOf(s: Services, rule: AlertRuleRow, call: CallRow): Promise<
       mos: call.mos,
       subCustomer: call.subCustomer,
     },
-    verdict: analysis
-      ? {
-          title: analysis.title,
-          probability: analysis.probability,
-          category: analysis.category,
-          recommendation: analysis.recommendation,
-          entity: analysis.entity,
-          summary: analysis.summary,
-          redFlags: analysis.redFlags ?? [],
-        }
-      : null,
+    verdict: analysis ? { ...analysis, red_flags: analysis.redFlags ?? [] } : null,
     callUrl: `${s.origin}/api/calls/${call.id}`,
   };
 }

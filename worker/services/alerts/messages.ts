@@ -1,6 +1,7 @@
 // What an alert says, in each form it is sent: an e-mail, a Slack Block Kit message (within
 // Slack's limits: 50 blocks, header 150 characters, section text 3,000, 10 fields of 2,000 each,
 // 10 context elements, button text 75, URL 3,000), and the generic JSON webhook body.
+import { verdictWire, type VerdictFacts } from "../analysis/verdict-wire.ts";
 
 export type AlertFacts = {
   rule: { id: string; name: string; trigger: string };
@@ -13,15 +14,7 @@ export type AlertFacts = {
     mos: number | null;
     subCustomer: string | null;
   };
-  verdict: {
-    title: string | null;
-    probability: number;
-    category: string;
-    recommendation: string;
-    entity: string | null;
-    summary: string | null;
-    redFlags: string[];
-  } | null;
+  verdict: (VerdictFacts & { red_flags: string[] }) | null;
   /** Where the call is seen in the API (sign-in needed). */
   callUrl: string;
 };
@@ -68,7 +61,7 @@ export function alertEmailText(f: AlertFacts, notes: string[] = []): string {
           `Verdict: ${v.recommendation}, probability ${v.probability}%, category ${v.category}`,
           ...(v.entity ? [`Claimed entity: ${v.entity}`] : []),
           ...(v.summary ? ["", v.summary] : []),
-          ...(v.redFlags.length ? ["", "Red flags:", ...v.redFlags.map((flag) => `- ${flag}`)] : []),
+          ...(v.red_flags.length ? ["", "Red flags:", ...v.red_flags.map((flag) => `- ${flag}`)] : []),
         ]
       : []),
     "",
@@ -99,8 +92,8 @@ export function slackAlert(f: AlertFacts) {
     { type: "section", fields },
   ];
   if (v?.summary) blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(escapeSlack(v.summary), SLACK_LIMITS.sectionText) } });
-  if (v?.redFlags.length) {
-    const flags = v.redFlags.map((flag) => `• ${escapeSlack(flag)}`).join("\n");
+  if (v?.red_flags.length) {
+    const flags = v.red_flags.map((flag) => `• ${escapeSlack(flag)}`).join("\n");
     blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(`*Red flags*\n${flags}`, SLACK_LIMITS.sectionText) } });
   }
   blocks.push({
@@ -130,17 +123,7 @@ export function jsonAlert(f: AlertFacts, at: string) {
       sub_customer: f.call.subCustomer,
       url: f.callUrl,
     },
-    verdict: v
-      ? {
-          title: v.title,
-          probability: v.probability,
-          category: v.category,
-          recommendation: v.recommendation,
-          entity: v.entity,
-          summary: v.summary,
-          red_flags: v.redFlags,
-        }
-      : null,
+    verdict: v ? verdictWire(v) : null,
   };
 }
 

@@ -19,6 +19,7 @@ import { checkDeliveryUrl, checkUrlForm } from "../outbound-guard.ts";
 import { ownedRow } from "../owned.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { VerdictEvent, VerdictListener } from "../analysis/verdicts.ts";
+import { verdictWire } from "../analysis/verdict-wire.ts";
 import { isUsableSecret, signedHeaders } from "./signing.ts";
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -139,17 +140,7 @@ export function webhookListener(s: Services): VerdictListener {
         "call.analyzed",
         {
           call: callRef(event),
-          verdict: {
-            analysis_id: event.analysisId,
-            title: v.title,
-            probability: v.probability,
-            category: v.category,
-            recommendation: v.recommendation,
-            entity: v.entity,
-            summary: v.summary,
-            red_flags: v.red_flags,
-            keywords: v.keywords,
-          },
+          verdict: { analysis_id: event.analysisId, ...verdictWire(v), keywords: v.keywords },
           route_alert: event.routeAlert,
         },
         event.callId,
