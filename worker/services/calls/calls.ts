@@ -3,6 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { calls } from "../../../schema/calls.ts";
 import { cases } from "../../../schema/cases.ts";
+import type { Db } from "../../lib/db.ts";
 import { toUsd } from "../../lib/money.ts";
 import { nowIso } from "../../lib/time.ts";
 import { analysisOut, callOfAccount, newestAnalysis, newestTranscriptMeta, transcriptMetaOut, type VerdictExtras } from "./records.ts";
@@ -95,6 +96,17 @@ export function callOut(row: CallRow, verdict: VerdictExtras | null = null) {
           },
     has_route_alert: row.hasRouteAlert,
   };
+}
+
+/** The call a case or a ticket names, as lists show it with its verdict; null when it names none or the call is gone. */
+export async function linkedCallOut(db: Db, customerId: string, callId: string | null) {
+  if (!callId) return null;
+  const row = await db
+    .select()
+    .from(calls)
+    .where(owned(calls, customerId, callId))
+    .get();
+  return row ? callOut(row, await newestAnalysis(db, row)) : null;
 }
 
 /** GET /calls/{id}: the record, its current verdict in full, the newest transcript's description. */

@@ -4,7 +4,6 @@
 // the thread as system comments, and a new assignee is told by e-mail.
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { caseComments, cases } from "../../../schema/cases.ts";
-import { calls } from "../../../schema/calls.ts";
 import { users } from "../../../schema/identity.ts";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isUniqueViolation, runBatch, type Db } from "../../lib/db.ts";
@@ -13,7 +12,8 @@ import { page } from "../../lib/pagination.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { CaseListInput, CreateCase, UpdateCase } from "../../resources/cases.ts";
 import { callOfAccount, newestAnalysis } from "../calls/records.ts";
-import { callOut } from "../calls/calls.ts";
+import { linkedCallOut } from "../calls/calls.ts";
+import { threadEntryOut } from "./thread.ts";
 import type { Services } from "../context.ts";
 import { Conflict, InvalidField } from "../errors.ts";
 import { owned, ownedRow } from "../owned.ts";
@@ -56,14 +56,6 @@ function caseOut(row: CaseRow, labels: Map<string, string>) {
     comment_count: row.commentCount,
   };
 }
-
-const commentOut = (row: CommentRow) => ({
-  id: row.id,
-  author_kind: row.authorKind,
-  author_label: row.authorLabel,
-  body: row.body,
-  created_at: row.createdAt,
-});
 
 const caseOfAccount = (s: Services, principal: Principal, caseId: string) => ownedRow(s.db, cases, principal.customer.id, caseId, "Case");
 
@@ -146,19 +138,9 @@ export async function getCase(s: Services, principal: Principal, caseId: string)
       .where(and(eq(caseComments.customerId, row.customerId), eq(caseComments.caseId, row.id)))
       .orderBy(asc(caseComments.createdAt), asc(caseComments.id)),
     labelsOf(s.db, row.customerId, [row.assignedTo]),
-    row.callId
-      ? s.db
-          .select()
-          .from(calls)
-          .where(owned(calls, row.customerId, row.callId))
-          .get()
-      : undefined,
+    linkedCallOut(s.db, row.customerId, row.callId),
   ]);
-  return {
-    ...caseOut(row, labels),
-    comments: comments.map(commentOut),
-    call: call ? callOut(call, await newestAnalysis(s.db, call)) : null,
-  };
+  return { ...caseOut(row, labels), comments: comments.map(threadEntryOut), call };
 }
 
 async function activeUserOfAccount(db: Db, customerId: string, userId: string) {
@@ -262,7 +244,7 @@ export async function addCaseComment(s: Services, principal: Principal, caseId: 
       .set({ commentCount: sql`${cases.commentCount} + 1`, updatedAt: now })
       .where(owned(cases, row.customerId, row.id)),
   ]);
-  return commentOut(comment);
+  return threadEntryOut(comment);
 }
 
 /** The severity a verdict suggests: how likely the call was fraud. */

@@ -5,7 +5,6 @@
 // go to the service team by mail; replies go to the user who opened the ticket.
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { calls } from "../../../schema/calls.ts";
 import type { TicketStatus } from "../../../schema/enums.ts";
 import { customers, users } from "../../../schema/identity.ts";
 import { supportTickets, ticketMessages } from "../../../schema/tickets.ts";
@@ -15,8 +14,9 @@ import { page, type PageParams } from "../../lib/pagination.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { CreateTicket, TicketListInput } from "../../resources/support-tickets.ts";
 import { requirePlatformAdmin } from "../accounts/admin.ts";
-import { callOfAccount, newestAnalysis } from "../calls/records.ts";
-import { callOut } from "../calls/calls.ts";
+import { callOfAccount } from "../calls/records.ts";
+import { linkedCallOut } from "../calls/calls.ts";
+import { threadEntryOut } from "./thread.ts";
 import type { Services } from "../context.ts";
 import { InvalidField, NotFound } from "../errors.ts";
 import { owned, ownedRow } from "../owned.ts";
@@ -45,14 +45,6 @@ export function ticketOut(row: TicketRow) {
     message_count: row.messageCount,
   };
 }
-
-const messageOut = (row: MessageRow) => ({
-  id: row.id,
-  author_kind: row.authorKind,
-  author_label: row.authorLabel,
-  body: row.body,
-  created_at: row.createdAt,
-});
 
 const ticketOfAccount = (s: Services, principal: Principal, ticketId: string) =>
   ownedRow(s.db, supportTickets, principal.customer.id, ticketId, "Ticket");
@@ -117,19 +109,9 @@ export async function getTicket(s: Services, principal: Principal, ticketId: str
       .from(ticketMessages)
       .where(and(eq(ticketMessages.customerId, row.customerId), eq(ticketMessages.ticketId, row.id)))
       .orderBy(asc(ticketMessages.createdAt), asc(ticketMessages.id)),
-    row.callId
-      ? s.db
-          .select()
-          .from(calls)
-          .where(owned(calls, row.customerId, row.callId))
-          .get()
-      : undefined,
+    linkedCallOut(s.db, row.customerId, row.callId),
   ]);
-  return {
-    ...ticketOut(row),
-    messages: messages.map(messageOut),
-    call: call ? callOut(call, await newestAnalysis(s.db, call)) : null,
-  };
+  return { ...ticketOut(row), messages: messages.map(threadEntryOut), call };
 }
 
 /** The columns a move to `status` sets: closing stamps closed_at (once), anything else clears it. */
@@ -183,7 +165,7 @@ export async function addTicketMessage(s: Services, principal: Principal, ticket
   };
   const updated = await postMessage(s, row, message, "open");
   await mailServiceTeam(s, principal, updated, row.status === "closed" ? "Reopened by a new message" : "New message", body);
-  return messageOut(message);
+  return threadEntryOut(message);
 }
 
 async function mailServiceTeam(s: Services, principal: Principal, row: TicketRow, what: string, body: string) {
@@ -238,7 +220,7 @@ export async function replyAsSupport(s: Services, admin: Principal, ticketId: st
     subject: `Re: [Ticket #${row.ticketNo}] ${row.subject}`,
     text: [`The service team answered your ticket #${row.ticketNo}.`, "", body, "", `Ticket id: ${row.id}`].join("\n"),
   });
-  return messageOut(message);
+  return threadEntryOut(message);
 }
 
 async function customerAddress(db: Db, row: TicketRow): Promise<string> {
