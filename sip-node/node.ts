@@ -1,9 +1,12 @@
-// Assembles a SIP node: transport, transaction layer, B2BUA, the whitelist copy and its
-// refresh loop, the call reporter to the Worker's call ledger. main.ts runs one from the
+// Assembles a SIP node: transport, transaction layer, B2BUA, the test call originator, the one
+// registry of the calls they carry, the whitelist copy and its refresh loop, the call reporter to
+// the Worker's call ledger. main.ts runs one from the
 // environment; tests start one in-process.
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { B2bua } from "./b2bua/b2bua.ts";
+import { CallRouter } from "./calls/call-router.ts";
+import { CallRegistry } from "./calls/registry.ts";
 import type { SipNodeConfig } from "./config.ts";
 import { CallReporter } from "./control/call-reporter.ts";
 import { HubSocket } from "./control/hub-socket.ts";
@@ -21,6 +24,8 @@ import { WsTransport } from "./webrtc/ws-transport.ts";
 
 export type SipNode = {
   b2bua: B2bua;
+  /** Every call the node carries: the B2BUA's and the test calls. */
+  calls: CallRegistry;
   /** The test calls this node places (the Worker's originate command). */
   originator: Originator;
   media: MediaEngine;
@@ -63,17 +68,15 @@ export async function startSipNode(
   const transport = new TransportSet(udp, { tcp, tls, ...(ws ? { [ws.protocol]: ws } : {}) });
   const media = new MediaEngine({ ...config.media, publicAddress: config.sip.publicAddress }, worker, log);
   media.uploadLeftovers().catch((err: unknown) => log(`spooled media from an earlier run: ${String(err)}`));
+  const calls = new CallRegistry(log);
   const reporter: CallReporter = new CallReporter({
     worker,
     nodeId: config.nodeId,
     bootId,
     journalPath: join(config.media.spoolDir, "call-reports.journal"),
     heartbeatMs: config.heartbeatSeconds * 1000,
-    live: () => [...b2bua.liveCalls(), ...originator.liveCalls()],
-    onAnswer: (answer) => {
-      b2bua.applyReportAnswer(answer);
-      originator.applyReportAnswer(answer);
-    },
+    live: () => calls.live(),
+    onAnswer: (answer) => calls.applyReportAnswer(answer),
     log,
   });
   const b2bua: B2bua = new B2bua({
@@ -82,13 +85,16 @@ export async function startSipNode(
     bootId,
     media,
     whitelist,
+    calls,
     nodeId: config.nodeId,
     publicAddress: config.sip.publicAddress,
     noAnswerSeconds: config.noAnswerSeconds,
     callsPerSecondPerSource: config.callsPerSecondPerSource,
     log,
   });
-  const layer = new TransactionLayer(transport, b2bua, options.timers ?? RFC_TIMERS);
+  const router = new CallRouter(calls, b2bua);
+  const layer = new TransactionLayer(transport, router, options.timers ?? RFC_TIMERS);
+  router.attach(layer);
   b2bua.attach(layer);
   layer.onInternalError = (err, from) => log(`dropped a message from ${from.address}:${from.port}: ${String(err)}`);
 
@@ -101,11 +107,10 @@ export async function startSipNode(
     nodeId: config.nodeId,
     bootId,
     local,
-    dialogs: b2bua,
+    calls,
     renewCredit: (atMs) => reporter.renewBy(atMs),
     log,
   });
-  const activeCalls = () => b2bua.activeCalls + originator.activeCalls;
   const monitor = new DestinationMonitor({ layer, local, worker, log });
   monitor.start(options.monitorIntervalMs ?? 30_000);
   // Commands from the Worker, over the NodeHub socket.
@@ -114,13 +119,13 @@ export async function startSipNode(
       case "options":
         return sendOptions(layer, local, command);
       case "hangup":
-        return { hung_up: b2bua.hangUp(command.call_id) || originator.hangUp(command.call_id) };
+        return { hung_up: calls.hangUp(command.call_id) };
       case "stats": {
-        const legs = b2bua.mediaStats(command.call_id) ?? originator.mediaStats(command.call_id);
+        const legs = calls.mediaStats(command.call_id);
         // The messages so far, for the inspector's ladder while the call is up (null: not carried here).
-        const ladder = b2bua.ladder(command.call_id) ?? originator.ladder(command.call_id);
+        const ladder = calls.ladder(command.call_id);
         return {
-          active_calls: activeCalls(),
+          active_calls: calls.active,
           transactions: layer.activeTransactions,
           media: legs ? { sampled_at: new Date().toISOString(), legs } : null,
           ladder,
@@ -159,21 +164,21 @@ export async function startSipNode(
     return (draining ??= (async () => {
       b2bua.stopTakingCalls(Math.max(drainSeconds, 1));
       originator.stopTakingCalls();
-      log(`draining: no new calls; ${activeCalls()} call(s) up may go on for ${drainSeconds} s`);
-      while (activeCalls() > 0 && Date.now() < drainDeadline) await pause(Math.min(100, drainDeadline - Date.now()));
-      if (activeCalls() > 0) {
-        log(`drain time over: ending ${activeCalls()} call(s)`);
-        b2bua.hangUpAll("node_drain");
-        originator.hangUpAll("node_drain");
+      log(`draining: no new calls; ${calls.active} call(s) up may go on for ${drainSeconds} s`);
+      while (calls.active > 0 && Date.now() < drainDeadline) await pause(Math.min(100, drainDeadline - Date.now()));
+      if (calls.active > 0) {
+        log(`drain time over: ending ${calls.active} call(s)`);
+        calls.hangUpAll("node_drain");
       }
       const flushBy = Date.now() + DRAIN_FLUSH_MS;
-      await Promise.all([b2bua.settled(DRAIN_FLUSH_MS), originator.settled(DRAIN_FLUSH_MS)]);
+      await calls.settled(DRAIN_FLUSH_MS);
       if (!(await reporter.flush(Math.max(0, flushBy - Date.now())))) log(`stopped with ${reporter.backlog} call event(s) unsent`);
       await stop();
     })());
   };
   return {
     b2bua,
+    calls,
     originator,
     media,
     hub,

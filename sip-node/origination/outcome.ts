@@ -1,8 +1,8 @@
 // How a test call ended: the outcome the call decides on, the final progress the Worker's test
 // call hears from it, and the end the call reporter is told.
 import type { TestCallProgress } from "../../schema/node-api.ts";
-import type { HangupBy } from "../b2bua/call-report.ts";
-import { reasonPhrase } from "../b2bua/causes.ts";
+import type { HangupBy } from "../calls/call-report.ts";
+import { reasonPhrase } from "../sip/causes.ts";
 import type { ProgressStep } from "./progress.ts";
 
 type FinalStatus = "done" | "failed" | "cancelled";

@@ -1,27 +1,28 @@
 // One test call the node places itself: admitted through the Worker like any call (origin
-// "test"), an INVITE as the UAC to the ticket's destination (its digest challenge answered once),
-// ringing, and on answer the announcement and speech sample as paced RTP through a media relay
-// whose caller side is the node itself (so the call is recorded, captured and measured like any
-// call), then BYE. Its call events go to the call reporter as a B2BUA call's do, so the ledger
-// charges it; its progress (dialing, ringing, answered, then done, failed or cancelled) goes to
-// the Worker's test call.
-import { CallTimers } from "../b2bua/call-timers.ts";
+// "test"), an outbound leg to the ticket's destination, ringing, and on answer the announcement
+// and speech sample as paced RTP through a media relay whose caller side is the node itself (so
+// the call is recorded, captured and measured like any call), then BYE. Its call events go to the
+// call reporter as a B2BUA call's do, so the ledger charges it; its progress (dialing, ringing,
+// answered, then done, failed or cancelled) goes to the Worker's test call. A verification call is
+// a test call the Worker keeps no record of (ticket call_record false).
 import { PLACED_CALL_ACCOUNT_HEADER, type AdmissionTicket, type OriginateCommand } from "../../schema/node-api.ts";
-import type { OriginatedDialog } from "../b2bua/b2bua.ts";
-import { CallCredit } from "../b2bua/call-credit.ts";
-import { callLog, type CallLog } from "../b2bua/call-log.ts";
-import { CallReport } from "../b2bua/call-report.ts";
-import { CallSipLog } from "../b2bua/call-sip-log.ts";
-import { reasonPhrase } from "../b2bua/causes.ts";
+import { CallCredit } from "../calls/call-credit.ts";
+import { callLog, type CallLog } from "../calls/call-log.ts";
+import { CallReport } from "../calls/call-report.ts";
+import { CallSignalling } from "../calls/call-signalling.ts";
+import { CallSipLog } from "../calls/call-sip-log.ts";
+import { CallTimers } from "../calls/call-timers.ts";
+import { contactOf, responseIn } from "../calls/dialog.ts";
+import { OutboundLeg, type LegContext } from "../calls/outbound-leg.ts";
+import type { CallRegistry, NodeCall } from "../calls/registry.ts";
 import type { CallReporter } from "../control/call-reporter.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
 import type { MediaRelay, MediaSummary } from "../media/relay.ts";
-import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
-import { header } from "../sip/headers.ts";
+import { reasonPhrase } from "../sip/causes.ts";
+import { setHeader } from "../sip/headers.ts";
 import type { SipMessage, SipRequest, SipResponse } from "../sip/message.ts";
-import { parseCSeq, parseNameAddr } from "../sip/parser.ts";
-import { responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
+import type { ServerTransaction, TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { AgentLeg } from "./agent-leg.ts";
 import { failure, finalProgress, type Outcome } from "./outcome.ts";
@@ -29,8 +30,6 @@ import { RtpPlayer } from "./player.ts";
 import type { ProgressPoster, ProgressStep } from "./progress.ts";
 import { programFor } from "./samples.ts";
 import { readAnswer, sdpOffer, type Answer } from "./sdp-offer.ts";
-import { newTag, requestOn, type UacDialog } from "./uac-dialog.ts";
-import { cancelOf } from "../sip/cancel.ts";
 
 /** What a test call needs of the node. */
 export type OriginationHost = {
@@ -44,43 +43,34 @@ export type OriginationHost = {
   /** Our address for Via, Contact and the admission's src_ip. */
   local: { address: string; port: number };
   resolve(host: string): Promise<string>;
-  /** Requests inside the dialog with Call-ID `callId`, and its messages on the wire, go to `dialog` from now on. */
-  register(callId: string, dialog: OriginatedDialog): void;
-  /** The dialog ended (its late messages still reach it a little longer). */
-  unregisterDialog(callId: string): void;
-  /** The call is over (its reports and uploads may still be under way). */
-  ended(call: TestCall): void;
+  /** The node's calls: the call's dialogs are routed through it, the work its end leaves is tracked there. */
+  calls: Pick<CallRegistry, "addDialog" | "removeDialog" | "remove" | "track">;
   /** Asks for a report to the call ledger by `atMs` (the covered talk time runs out soon after). */
   renewCredit(atMs: number): void;
-  /** Work the call still does after its end (progress, reports, uploads): a draining node waits for it. */
-  track(work: Promise<unknown>): void;
   log(message: string): void;
 };
 
 type State = "admitting" | "calling" | "early" | "confirmed" | "ended";
-export class TestCall {
+
+export class TestCall implements NodeCall {
   readonly command: OriginateCommand;
-  readonly host: OriginationHost;
   readonly report: CallReport;
   readonly credit: CallCredit;
-  private readonly sipLog: CallSipLog;
+  readonly timers = new CallTimers();
   log: CallLog;
   state: State = "admitting";
   ticket: AdmissionTicket | null = null;
-  relay: MediaRelay | null = null;
-  private dialog: UacDialog | null = null;
-  private invite: SipRequest | null = null;
-  private lastAck: SipRequest | null = null;
+  private readonly host: OriginationHost;
+  private readonly signalling: CallSignalling;
+  private readonly sipLog: CallSipLog;
+  private relay: MediaRelay | null = null;
+  private leg: OutboundLeg | null = null;
   private player: RtpPlayer | null = null;
   /** Voice-agent mode: the agent's leg, dialled once the number answers. */
   private agent: AgentLeg | null = null;
   /** Set while admitting: how the call ends once admitted (a cancel or hang-up came first). */
   private endWhenAdmitted: Outcome | null = null;
-  private authTried = false;
   private answeredAt: number | null = null;
-  private readonly timers = new CallTimers();
-  /** Our requests still awaiting a final answer (the SIP log waits for them after the end). */
-  private unanswered = 0;
 
   constructor(host: OriginationHost, command: OriginateCommand) {
     this.host = host;
@@ -88,6 +78,7 @@ export class TestCall {
     this.log = callLog(command.sip_call_id, host.log);
     this.report = new CallReport(host.reporter);
     this.credit = new CallCredit(this);
+    this.signalling = new CallSignalling(host.layer, host.local, this.report);
     this.sipLog = new CallSipLog(host.local);
   }
 
@@ -158,9 +149,27 @@ export class TestCall {
     return this.ticket?.call_record !== false;
   }
 
+  /** A verification call is unknown to the ledger: naming it live would have it ended as unknown. */
+  get onLedger(): boolean {
+    return this.keepsRecord;
+  }
+
   /** The call's id as its progress names it: none for a call the Worker keeps no record of. */
   private get recordId(): string | null {
     return this.keepsRecord ? (this.ticket?.call_id ?? null) : null;
+  }
+
+  /** The leg's dialogs are this call's: their requests, ACKs and 2xx retransmissions come here. */
+  private legContext(): LegContext & { signalling: CallSignalling } {
+    const { calls } = this.host;
+    return {
+      signalling: this.signalling,
+      timers: this.timers,
+      dialogs: {
+        add: (callId, localTag, dialog) => calls.addDialog(this, callId, localTag, dialog),
+        remove: (callId, localTag) => calls.removeDialog(callId, localTag),
+      },
+    };
   }
 
   private async dial(): Promise<void> {
@@ -171,65 +180,48 @@ export class TestCall {
     if (this.endWhenAdmitted) return this.end(this.endWhenAdmitted);
     if (!address) return this.end(failure(502, "destination_unresolvable"));
     const port = destination.port === 5060 ? "" : `:${destination.port}`;
-    this.dialog = {
-      callId: this.command.sip_call_id,
-      localTag: newTag(),
-      remoteTag: null,
-      localUri: `<sip:${ticket.ani ?? this.command.caller_id}@${this.host.local.address}>`,
-      remoteUri: `<sip:${ticket.dialed}@${destination.host}>`,
-      remoteTarget: `sip:${ticket.dialed}@${destination.host}${port}`,
-      endpoint: { address, port: destination.port, protocol: destination.transport, serverName: destination.host },
-      localSeq: 0,
-    };
-    this.host.register(this.dialog.callId, {
-      localTag: this.dialog.localTag,
-      onInDialogRequest: (request, tx, from) => this.onInDialogRequest(request, tx, from),
-      onRetransmitted2xx: () => this.onRetransmitted2xx(),
-      onWire: (direction, message, bytes, peer) => this.onWire(direction, message, bytes, peer),
-    });
+    this.leg = new OutboundLeg(
+      this.legContext(),
+      {
+        callId: this.command.sip_call_id,
+        localUri: `<sip:${ticket.ani ?? this.command.caller_id}@${this.host.local.address}>`,
+        remoteUri: `<sip:${ticket.dialed}@${destination.host}>`,
+        remoteTarget: `sip:${ticket.dialed}@${destination.host}${port}`,
+        endpoint: { address, port: destination.port, protocol: destination.transport, serverName: destination.host },
+        auth: destination.auth,
+        ringTimeoutMs: this.command.ring_timeout_seconds * 1000,
+      },
+      {
+        ringing: (response) => this.ringing(response),
+        answered: (response) => this.answered(response),
+        failed: (response) =>
+          this.end(
+            response
+              ? {
+                  status: "failed",
+                  sipCode: response.status,
+                  sipReason: response.reason,
+                  reason: null,
+                  hangupBy: "callee",
+                  endedBy: "callee",
+                }
+              : { ...failure(408, "destination_timeout"), endedBy: "timeout" },
+          ),
+        // Nobody answered within the ring timeout: the leg sent CANCEL; the test call fails (408, ended by timeout).
+        unanswered: () => this.end({ ...failure(408, "no_answer"), sipReason: "No Answer", endedBy: "timeout" }),
+        request: (request, tx, from) => this.onInDialogRequest(request, tx, from),
+      },
+    );
     this.state = "calling";
-    this.sendInvite();
-    this.after(this.command.ring_timeout_seconds * 1000, () => this.giveUpRinging());
-  }
-
-  private sendInvite(authorization?: [string, string]): void {
-    const dialog = this.dialog!;
-    const request = requestOn(dialog, this.host.local, "INVITE", sdpOffer(this.relay!.publicAddress, this.relay!.localPort("callee")));
-    const assertion = this.ticket!.account_assertion;
-    if (assertion) request.headers.push([PLACED_CALL_ACCOUNT_HEADER, assertion]);
-    if (authorization) request.headers.push(authorization);
-    this.invite = request;
-    this.send(request, this.dialog!.endpoint, (response) => this.onInviteResponse(request, response));
-  }
-
-  private onInviteResponse(request: SipRequest, response: SipResponse | null): void {
-    if (response) this.record("in", response);
-    if (this.state === "ended") {
-      // A 2xx that crossed our CANCEL still opened a dialog: ACK it and hang up.
-      if (response && response.status >= 200 && response.status < 300) {
-        this.acknowledge(request, response);
-        this.bye();
-      }
-      return;
-    }
-    if (request !== this.invite) return;
-    if (!response) return this.end({ ...failure(408, "destination_timeout"), endedBy: "timeout" });
-    const status = response.status;
-    if (status === 100) return;
-    if (status < 200) return this.ringing(response);
-    if (status < 300) return this.answered(request, response);
-    const auth = this.ticket!.destination.auth;
-    if ((status === 401 || status === 407) && !this.authTried && auth) {
-      this.authTried = true;
-      const challenge = parseChallenge(header(response, status === 401 ? "WWW-Authenticate" : "Proxy-Authenticate") ?? "");
-      const value = challenge && digestAuthorization(challenge, auth, "INVITE", this.dialog!.remoteTarget);
-      if (value) return this.sendInvite([status === 401 ? "Authorization" : "Proxy-Authorization", value]);
-    }
-    this.end({ status: "failed", sipCode: status, sipReason: response.reason, reason: null, hangupBy: "callee", endedBy: "callee" });
+    const assertion = ticket.account_assertion;
+    this.leg.call({
+      body: sdpOffer(this.relay!.publicAddress, this.relay!.localPort("callee")),
+      contentType: "application/sdp",
+      headers: assertion ? [[PLACED_CALL_ACCOUNT_HEADER, assertion]] : [],
+    });
   }
 
   private ringing(response: SipResponse): void {
-    this.dialog!.remoteTag ??= parseNameAddr(header(response, "To") ?? "").tag;
     this.report.ringing(response.body.length > 0);
     if (this.state === "calling") {
       this.state = "early";
@@ -237,15 +229,10 @@ export class TestCall {
     }
   }
 
-  private answered(request: SipRequest, response: SipResponse): void {
-    const dialog = this.dialog!;
-    dialog.remoteTag = parseNameAddr(header(response, "To") ?? "").tag;
-    const contact = header(response, "Contact");
-    if (contact) dialog.remoteTarget = parseNameAddr(contact).uri;
-    this.acknowledge(request, response);
+  private answered(response: SipResponse): void {
     const answer = readAnswer(response.body);
     if (!answer) {
-      this.bye();
+      this.leg!.bye();
       return this.end({ ...failure(488, "no_common_codec"), sipReason: "Not Acceptable Here" });
     }
     const relay = this.relay!;
@@ -256,7 +243,7 @@ export class TestCall {
     this.credit.answered();
     this.host.media.watch(relay, () => this.hangUp("media_timeout"));
     this.progress({ status: "answered", call_id: this.recordId, answered: true, sip_code: 200 });
-    this.after(this.ticket!.max_call_seconds * 1000, () => this.hangUpBoth("platform", "max_call_seconds"));
+    this.timers.after(this.ticket!.max_call_seconds * 1000, () => this.hangUpBoth("platform", "max_call_seconds"));
     const agent = this.ticket!.agent_destination;
     if (agent) return this.bridgeAgent(agent, answer);
     const player = new RtpPlayer(programFor(this.command), answer.law, answer.payloadType, (packet) => relay.send("caller", packet));
@@ -272,70 +259,45 @@ export class TestCall {
   private bridgeAgent(target: NonNullable<AdmissionTicket["agent_destination"]>, numberAnswer: Answer): void {
     const relay = this.relay!;
     const { command } = this;
-    this.agent = new AgentLeg(this, target, {
-      testCallId: command.test_call_id,
-      number: command.number,
-      instruction: command.instruction,
-      accountAssertion: this.ticket!.account_assertion,
-    });
+    this.agent = new AgentLeg(
+      { ...this.legContext(), resolve: (host) => this.host.resolve(host) },
+      target,
+      {
+        testCallId: command.test_call_id,
+        number: command.number,
+        instruction: command.instruction,
+        accountAssertion: this.ticket!.account_assertion,
+      },
+      {
+        // The agent answered: the relay bridges it to the number.
+        answered: (answer) => this.relay?.setRemote("caller", answer.media, answer.codec),
+        failed: (status, reason) =>
+          this.agentGone({ ...failure(200, "agent_failed"), error: `agent_failed: ${status} ${reason}`.slice(0, 200) }),
+        hungUp: () => this.agentGone({ status: "done", sipCode: 200, reason: "agent_hangup", hangupBy: "platform", endedBy: "platform" }),
+      },
+    );
     void this.agent.dial(sdpOffer(relay.publicAddress, relay.localPort("caller"), numberAnswer));
-    this.after(command.seconds * 1000, () => this.hangUpBoth("platform", "test_call_done"));
+    this.timers.after(command.seconds * 1000, () => this.hangUpBoth("platform", "test_call_done"));
   }
 
-  /** The agent answered: the relay bridges it to the number. */
-  agentAnswered(answer: Answer): void {
-    this.relay?.setRemote("caller", answer.media, answer.codec);
-  }
-
-  /** The agent could not be reached: the number, already answered, is hung up and the test call fails. */
-  agentFailed(status: number, reason: string): void {
+  /** The agent could not be reached, or hung up: the number, already answered, is hung up too. */
+  private agentGone(outcome: Outcome): void {
     if (this.state !== "confirmed") return;
-    this.bye();
-    this.end({
-      status: "failed",
-      sipCode: 200,
-      reason: "agent_failed",
-      hangupBy: "platform",
-      endedBy: "platform",
-      error: `agent_failed: ${status} ${reason}`.slice(0, 200),
-    });
-  }
-
-  /** The agent hung up: so does the number, and the test call is done. */
-  agentHungUp(): void {
-    if (this.state !== "confirmed") return;
-    this.bye();
-    this.end({ status: "done", sipCode: 200, reason: "agent_hangup", hangupBy: "platform", endedBy: "platform" });
-  }
-
-  /** Our ACK of the callee's 2xx (RFC 3261 §13.2.2.4), kept to send again if the 2xx comes back. */
-  private acknowledge(request: SipRequest, response: SipResponse): void {
-    const dialog = this.dialog!;
-    dialog.remoteTag ??= parseNameAddr(header(response, "To") ?? "").tag;
-    const ack = requestOn(dialog, this.host.local, "ACK", undefined, parseCSeq(header(request, "CSeq")!).seq);
-    this.lastAck = ack;
-    this.host.layer.sendStateless(ack, dialog.endpoint);
-    this.record("out", ack);
-  }
-
-  /** The callee's 2xx came again after our INVITE transaction ended: our ACK was lost. */
-  onRetransmitted2xx(): void {
-    if (this.lastAck) this.host.layer.sendStateless(this.lastAck, this.dialog!.endpoint);
+    this.leg!.bye();
+    this.end(outcome);
   }
 
   /** A request the callee sent inside the dialog: BYE ends the call, others are answered. */
-  onInDialogRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
-    this.record("in", request, from);
+  private onInDialogRequest(request: SipRequest, tx: ServerTransaction, from: Endpoint): void {
+    this.signalling.received(request, from);
     const respond = (status: number, body?: Uint8Array) => {
-      const response = responseTo(request, status, reasonPhrase(status), this.dialog?.localTag);
+      const response = responseIn(this.leg!.dialog, request, status);
       if (body) {
         response.body = body;
-        response.headers.push(["Content-Type", "application/sdp"]);
-        const transport = from.protocol === "udp" ? "" : `;transport=${from.protocol}`;
-        response.headers.push(["Contact", `<sip:${this.host.local.address}:${this.host.local.port}${transport}>`]);
+        setHeader(response.headers, "Content-Type", "application/sdp");
+        setHeader(response.headers, "Contact", contactOf(this.host.local, from.protocol));
       }
-      tx.respond(response);
-      this.record("out", response, from);
+      this.signalling.respond(tx, response, from);
     };
     if (request.method === "BYE") {
       respond(200);
@@ -360,11 +322,9 @@ export class TestCall {
     this.sipLog.record(direction, message, bytes, peer);
   }
 
-  /** Nobody answered within the ring timeout: CANCEL, and the test call fails (408, ended by timeout). */
-  private giveUpRinging(): void {
-    if (this.state !== "calling" && this.state !== "early") return;
-    this.sendCancel();
-    this.end({ ...failure(408, "no_answer"), sipReason: "No Answer", endedBy: "timeout" });
+  /** Nothing outside a dialog is a test call's: its Call-IDs are ours. */
+  claims(): boolean {
+    return false;
   }
 
   /** cancel_test_call: CANCEL before the answer, BYE after; false when the call is over already. */
@@ -373,10 +333,10 @@ export class TestCall {
     const outcome: Outcome = { status: "cancelled", sipCode: 487, reason: "cancelled", hangupBy: "platform", endedBy: "cancel" };
     if (this.state === "admitting") this.endWhenAdmitted = outcome;
     else if (this.state === "confirmed") {
-      this.bye();
+      this.leg!.bye();
       this.end({ ...outcome, sipCode: 200 });
     } else {
-      this.sendCancel();
+      this.leg?.cancel();
       this.end(outcome);
     }
     return true;
@@ -388,7 +348,7 @@ export class TestCall {
     const outcome = { ...failure(487, reason), sipReason: reasonPhrase(487) };
     if (this.state === "admitting") this.endWhenAdmitted = outcome;
     else if (this.state === "calling" || this.state === "early") {
-      this.sendCancel();
+      this.leg?.cancel();
       this.end(outcome);
     }
   }
@@ -396,7 +356,7 @@ export class TestCall {
   /** Ends an answered call with our BYE: done when the sample was played (or the cap reached), failed otherwise. */
   hangUpBoth(_by: "platform", reason: string): void {
     if (this.state !== "confirmed") return;
-    this.bye();
+    this.leg!.bye();
     const done = reason === "test_call_done" || reason === "max_call_seconds";
     this.end({
       status: done ? "done" : "failed",
@@ -408,14 +368,12 @@ export class TestCall {
     });
   }
 
-  private sendCancel(): void {
-    if (this.invite && this.dialog) this.send(cancelOf(this.invite), this.dialog.endpoint, () => {});
+  renewCredit(atMs: number): void {
+    this.host.renewCredit(atMs);
   }
 
-  private bye(): void {
-    const dialog = this.dialog;
-    if (!dialog?.remoteTag) return;
-    this.send(requestOn(dialog, this.host.local, "BYE"), dialog.endpoint, (response) => response && this.record("in", response));
+  grant(seconds: number): void {
+    this.credit.grant(seconds);
   }
 
   /** The end: final progress, the call's end reported with its media, its files handed over. `null`: already told. */
@@ -425,8 +383,7 @@ export class TestCall {
     this.timers.clearAll();
     this.player?.stop();
     this.agent?.hangUp();
-    if (this.dialog) this.host.unregisterDialog(this.dialog.callId);
-    this.host.ended(this);
+    this.host.calls.remove(this);
     const endedAt = new Date();
     const ticket = this.ticket;
     if (outcome) {
@@ -434,17 +391,17 @@ export class TestCall {
     }
     if (!ticket || !this.keepsRecord) {
       this.sipLog.discard();
-      this.host.track(this.closeMedia());
+      this.host.calls.track(this.closeMedia());
       return;
     }
-    this.host.track(
+    this.host.calls.track(
       this.sipLog
-        .end(() => this.unanswered)
+        .end(() => this.signalling.unanswered)
         .then((file) => file && this.host.media.upload(ticket.call_id, [file], ticket.customer_id))
         .catch((err: unknown) => this.log.warn(`sip log: ${String(err)}`)),
     );
     const reported = outcome ?? failure(500, null);
-    this.host.track(
+    this.host.calls.track(
       this.closeMedia().then(async (media) => {
         this.report.ended(endedAt, reported.hangupBy, reported.reason, reported.sipCode, media);
         if (media?.files.length) await this.host.media.upload(ticket.call_id, media.files, ticket.customer_id);
@@ -463,32 +420,7 @@ export class TestCall {
   }
 
   private progress(step: ProgressStep): void {
-    this.host.track(this.host.progress.post(this.testCallId, step));
-  }
-
-  /** Sends a request of the call (either dialog) in a client transaction (recorded in the ladder). */
-  send(request: SipRequest, to: Endpoint, onResponse: (response: SipResponse | null) => void): void {
-    this.record("out", request, to);
-    this.unanswered++;
-    this.host.layer.sendRequest(request, to, (response) => {
-      if (!response || response.status >= 200) this.unanswered--;
-      onResponse(response);
-    });
-  }
-
-  record(direction: "in" | "out", message: SipMessage, peer: Endpoint | null = this.dialog?.endpoint ?? null): void {
-    if (!peer) return;
-    const local = this.host.local;
-    this.report.record(direction, message, direction === "in" ? peer : local, direction === "in" ? local : peer);
-  }
-
-  /** A timer of this call: the end clears every one still pending. */
-  after(ms: number, fn: () => void): ReturnType<typeof setTimeout> {
-    return this.timers.after(ms, fn);
-  }
-
-  clearTimer(timer: ReturnType<typeof setTimeout> | null): void {
-    this.timers.clear(timer);
+    this.host.calls.track(this.host.progress.post(this.testCallId, step));
   }
 
   /** The call's live media, for the inspector. */

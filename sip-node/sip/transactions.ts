@@ -1,6 +1,6 @@
 // The transaction layer of RFC 3261 §17: matching messages to transactions (§17.1.3, §17.2.3),
 // retransmitting over UDP and timing out, with the timers named as the RFC names them.
-// Above it sits the transaction user (the B2BUA); below it, a Transport.
+// Above it sits the transaction user (the call router, calls/call-router.ts); below it, a Transport.
 import { header, setHeader } from "./headers.ts";
 import type { SipMessage, SipRequest, SipResponse } from "./message.ts";
 import { SipParseError } from "./message.ts";
@@ -14,29 +14,25 @@ export const RFC_TIMERS: TimerValues = { T1: 500, T2: 4_000, T4: 5_000 };
 
 export const BRANCH_MAGIC = "z9hG4bK";
 
+/**
+ * Above the layer, the transaction user: each message received is handed to it once (`receive`);
+ * it decides whether the message is handled at all and, if so, has the layer match it to a
+ * transaction (matchResponse, matchAck, matchRequest) before it acts on it.
+ */
 export type TransactionUser = {
   /**
-   * Whether a request from `from` may be handled at all. One refused gets silence and leaves no
-   * state: no transaction, no response, no trace (a stranger, possibly spoofed, must not be able to
-   * make us answer anyone or hold memory). Absent, every request is handled.
+   * A message received, parsed: `bytes` is the datagram as it was, or null for a message a stream
+   * transport parsed as it read. A request the TU does not match leaves no state in the layer.
    */
-  admits?(request: SipRequest, from: Endpoint): boolean;
-  /** Whether a stream connection from `address` may be accepted (the same filter, before any message). */
+  receive(message: SipMessage, from: Endpoint, bytes: Uint8Array | null): void;
+  /** Every message sent, retransmissions included. */
+  onSent?(message: SipMessage, bytes: Uint8Array, to: Endpoint): void;
+  /** Whether a stream connection from `address` may be accepted (before any message). */
   admitsConnection?(address: string): boolean;
   /** An INVITE we answered with a final response that was never acknowledged (Timer H fired). */
   onUnacknowledged?(invite: SipRequest, from: Endpoint): void;
-  /** A new request outside any transaction we hold (INVITE, BYE, OPTIONS, CANCEL...). */
-  onRequest(request: SipRequest, transaction: ServerTransaction, from: Endpoint): void;
-  /** An ACK for a 2xx: it has its own branch and belongs to the dialog, not a transaction (§17.1.1.3). */
-  onAck(ack: SipRequest, from: Endpoint): void;
-  /** A message that could not be parsed; `reply` answers 400 when a response is possible. */
+  /** A message that could not be parsed, or was found invalid while handled. */
   onBadMessage?(error: SipParseError, from: Endpoint): void;
-  /**
-   * Every message that crosses the wire, retransmissions included: one received (before it is
-   * handled) or one sent. `bytes` is the datagram as it was, or null for a message a stream
-   * transport already parsed.
-   */
-  onWire?(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void;
 };
 
 /** The timers one transaction holds, cancelled together when it ends. */
@@ -72,8 +68,6 @@ export class ServerTransaction {
   private readonly layer: TransactionLayer;
   readonly source: Endpoint;
   readonly key: string;
-  /** Set by the TU to hear of a CANCEL for this INVITE (the CANCEL itself is answered by the layer). */
-  onCancel: (() => void) | null = null;
 
   constructor(layer: TransactionLayer, key: string, request: SipRequest, source: Endpoint) {
     this.layer = layer;
@@ -307,16 +301,12 @@ export class TransactionLayer {
   /** Sends a serialized message; `message` is what it was serialized from, for the TU's view of the wire. */
   transmit(bytes: Uint8Array, to: Endpoint, message: SipMessage): void {
     this.transport.send(bytes, to);
-    this.tap("out", message, bytes, to);
-  }
-
-  /** Shows the TU a message on the wire; a failure there is logged and never stops the message. */
-  private tap(direction: "in" | "out", message: SipMessage, bytes: Uint8Array | null, peer: Endpoint): void {
-    if (!this.tu.onWire) return;
+    if (!this.tu.onSent) return;
+    // What the TU does with a sent message (a call's SIP log) never stops it.
     try {
-      this.tu.onWire(direction, message, bytes, peer);
+      this.tu.onSent(message, bytes, to);
     } catch (err) {
-      this.onInternalError?.(err, peer);
+      this.onInternalError?.(err, to);
     }
   }
 
@@ -380,10 +370,7 @@ export class TransactionLayer {
   dispatch(message: SipMessage, from: Endpoint, bytes: Uint8Array | null = null): void {
     // Nothing a peer sends may stop the node: a message that trips the layer or the TU is dropped.
     try {
-      if (message.kind === "request" && this.tu.admits && !this.tu.admits(message, from)) return;
-      this.tap("in", message, bytes, from);
-      if (message.kind === "response") this.receiveResponse(message);
-      else this.receiveRequest(message, from);
+      this.tu.receive(message, from, bytes);
     } catch (err) {
       if (err instanceof SipParseError) this.tu.onBadMessage?.(err, from);
       else this.onInternalError?.(err, from);
@@ -393,42 +380,46 @@ export class TransactionLayer {
   /** Hook for failures of our own code while handling a message (logged by the node). */
   onInternalError: ((error: unknown, from: Endpoint) => void) | null = null;
 
-  private receiveResponse(response: SipResponse): void {
+  /**
+   * A response received, to the client transaction it answers (which hands it to the request's
+   * sender). False when no transaction holds it: a stray, or a 2xx that came again after our
+   * INVITE transaction ended (the dialog ACKs it again).
+   */
+  matchResponse(response: SipResponse): boolean {
     const tx = this.clients.get(clientKey(response));
-    // Stray responses (no transaction) are dropped; a 2xx retransmission for a finished
-    // INVITE reaches the TU through the dialog, which re-ACKs it.
-    if (tx) tx.received(response);
-    else if (response.status >= 200 && response.status < 300 && parseCSeq(header(response, "CSeq")!).method === "INVITE") {
-      this.onStray2xx?.(response);
-    }
+    tx?.received(response);
+    return tx !== undefined;
   }
 
-  /** Hook for 2xx retransmissions after the client INVITE transaction ended. */
-  onStray2xx: ((response: SipResponse) => void) | null = null;
+  /**
+   * An ACK received: true when it acknowledged a non-2xx final answer of ours, which its INVITE
+   * transaction absorbs (§17.2.1); false for the ACK of a 2xx, which belongs to the dialog (§17.1.1.3).
+   */
+  matchAck(ack: SipRequest): boolean {
+    const tx = this.servers.get(serverKey(ack, "INVITE"));
+    tx?.acked();
+    return tx !== undefined;
+  }
 
-  private receiveRequest(request: SipRequest, from: Endpoint): void {
-    if (request.method === "ACK") {
-      const tx = this.servers.get(serverKey(request, "INVITE"));
-      if (tx) return tx.acked();
-      return this.tu.onAck(request, from);
-    }
+  /**
+   * A request received other than ACK: its new server transaction, through which the TU answers
+   * it; null when the layer took care of it (a retransmission, answered again with the last
+   * response; a full table, answered 503).
+   */
+  matchRequest(request: SipRequest, from: Endpoint): ServerTransaction | null {
     const key = serverKey(request, request.method);
     const existing = this.servers.get(key);
-    if (existing) return existing.retransmitted();
-    if (this.servers.size >= this.limits.servers) return this.refuseStateless(request, from);
+    if (existing) {
+      existing.retransmitted();
+      return null;
+    }
+    if (this.servers.size >= this.limits.servers) {
+      this.refuseStateless(request, from);
+      return null;
+    }
     const tx = new ServerTransaction(this, key, request, from);
     this.servers.set(key, tx);
-    if (request.method === "CANCEL") {
-      const invite = this.inviteFor(request);
-      if (!invite) {
-        tx.respond(responseTo(request, 481, "Call/Transaction Does Not Exist"));
-        return;
-      }
-      tx.respond(responseTo(request, 200, "OK"));
-      if (invite.state === "proceeding") invite.onCancel?.();
-      return;
-    }
-    this.tu.onRequest(request, tx, from);
+    return tx;
   }
 
   /** 503 with Retry-After, sent without a transaction (the table is full). */

@@ -6,10 +6,10 @@
 // relay measures, records, captures and forwards it like any caller's RTP; what the relay sends
 // to that side comes back here, is encoded for the browser and sent over SRTP.
 //
-// The B2BUA's use (docs/decisions.md, "Web dialer media"):
-//   const leg = await host.media.openWebRtcLeg(relay, "caller", inviteSdp); // after admission
-//   offer to the destination: call.anchor("a", leg.relaySdpBytes)           // plain RTP, G.711
-//   the destination's answer: call.anchor("b", body); leg.destinationAnswered(body)
+// The B2BUA's use (b2bua/call-media.ts; docs/decisions.md, "Web dialer media"):
+//   const leg = await engine.openWebRtcLeg(relay, "caller", inviteSdp);   // after admission
+//   offer to the destination: anchor("a", leg.relaySdpBytes)               // plain RTP, G.711
+//   the destination's answer: anchor("b", body); leg.destinationAnswered(body)
 //   answer to the browser (183/200): leg.answerSdp
 //   the call's end: await leg.close() (the relay is closed as for every call)
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RTCRtpTransceiver } from "werift";

@@ -12,9 +12,9 @@ import { parseSdpAudio } from "../../sip-node/media/sdp.ts";
 import { sendOptions } from "../../sip-node/monitor/options-pinger.ts";
 import { AddressPolicy } from "../../sip-node/sip/address-policy.ts";
 import type { SipRequest } from "../../sip-node/sip/message.ts";
-import { TransactionLayer } from "../../sip-node/sip/transactions.ts";
 import { UdpTransport } from "../../sip-node/sip/transport.ts";
 import { pause, until } from "./harness.ts";
+import { plainLayer } from "./plain-layer.ts";
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -110,7 +110,7 @@ describe("a node that may not reach loopback (it listens elsewhere)", () => {
 
   it("sends no SIP to a destination in a refused range: the request fails as a 503, /check says why", async () => {
     const transport = await UdpTransport.bind("127.0.0.1", 0);
-    const layer = new TransactionLayer(transport, { onRequest: () => {}, onAck: () => {} });
+    const layer = plainLayer(transport);
     cleanup.push(() => layer.close());
     layer.destinationFilter = (to) => refusesLoopback.allows(to.address);
     const internal = await internalHost();

@@ -3,7 +3,7 @@
 // credit_exhausted, a larger grant from the call ledger moves that moment, a smaller one does not,
 // and the platform's max_call_seconds cap still applies whatever the grants.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { CallSession } from "../../sip-node/b2bua/call-session.ts";
+import type { Call } from "../../sip-node/b2bua/call.ts";
 import {
   CALLEE,
   CALLEE_SDP,
@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 /** Dials, the callee answers, the caller ACKs: returns the call's session. */
-async function answeredCall(n: MemoryNode): Promise<CallSession> {
+async function answeredCall(n: MemoryNode): Promise<Call> {
   n.deliver(callerInvite(), CALLER);
   await n.started();
   const toCallee = n.requestsTo(CALLEE, "INVITE")[0]!;

@@ -1,10 +1,10 @@
-// CallSession, the call state machine, driven through an in-memory host (memory-host.ts): the
+// A B2BUA call (sip-node/b2bua/call.ts), the call state machine, driven through an in-memory host (memory-host.ts): the
 // test plays the caller and the callee, the Worker admits from memory, time is a fake clock.
 // Every assertion is on what a party or the Worker sees: SIP statuses and requests on the wire,
 // SDP anchored at the relay, and the events reported.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AdmitResponse, CallEvent } from "../../schema/node-api.ts";
-import type { CallSession } from "../../sip-node/b2bua/call-session.ts";
+import type { Call } from "../../sip-node/b2bua/call.ts";
 import { header } from "../../sip-node/sip/headers.ts";
 import { parseCSeq } from "../../sip-node/sip/parser.ts";
 import type { SipRequest } from "../../sip-node/sip/message.ts";
@@ -76,7 +76,7 @@ async function answeredCall(n: MemoryNode) {
   const ok = n.responsesTo(CALLER, 200)[0]!;
   const ourTag = tagOf(ok, "To")!;
   n.deliver(fromCaller("ACK", { toTag: ourTag }), CALLER);
-  return { toCallee, ok, ourTag, session: [...n.live][0]! as CallSession };
+  return { toCallee, ok, ourTag, session: [...n.live][0]! as Call };
 }
 
 /** How many transactions the requests make (a retransmission repeats its Via). */
@@ -345,6 +345,37 @@ describe("a call that is never answered", () => {
     expect(node.requestsTo(CALLEE, "ACK"), "the callee's 200 is ACKed").toHaveLength(1);
     expect(node.requestsTo(CALLEE, "BYE"), "and the dialog it opened is closed").toHaveLength(1);
     expect(node.statusesTo(CALLER), "the caller hears nothing more").toEqual([100, 180, 487]);
+    expect(await node.event("ended")).toMatchObject({ sip_code: 487, hangup_by: "caller", end_reason: "cancelled" });
+  });
+
+  it("ACKs and hangs up a callee whose 200 crosses the CANCEL we sent when it rang too long", async () => {
+    node = admitWith(ticket());
+    const toCallee = await dial(node);
+    node.deliver(calleeReply(toCallee, 180), CALLEE);
+    await vi.advanceTimersByTimeAsync(NO_ANSWER_MS);
+    expect(node.requestsTo(CALLEE, "CANCEL")).toHaveLength(1);
+    expect(node.statusesTo(CALLER)).toEqual([100, 180, 480]);
+    node.deliver(calleeReply(toCallee, 200, CALLEE_SDP), CALLEE);
+    expect(node.requestsTo(CALLEE, "ACK"), "the callee's 200 is ACKed").toHaveLength(1);
+    expect(node.requestsTo(CALLEE, "BYE"), "and the dialog it opened is closed").toHaveLength(1);
+    expect(node.statusesTo(CALLER), "the caller hears nothing more").toEqual([100, 180, 480]);
+    expect(await node.event("ended")).toMatchObject({ sip_code: 480, hangup_by: "platform", end_reason: "no_answer" });
+  });
+
+  it("answers a CANCEL that comes while the destination's address is looked up with 487, without dialling", async () => {
+    let resolved!: (address: string) => void;
+    node = memoryNode(
+      async () => ticket(),
+      () => new Promise((resolve) => (resolved = resolve)),
+    );
+    node.deliver(callerInvite(), CALLER);
+    await settled(() => resolved !== undefined);
+    node.deliver(fromCaller("CANCEL"), CALLER);
+    expect(node.statusesTo(CALLER, "CANCEL")).toEqual([200]);
+    resolved(CALLEE.address);
+    await node.started();
+    expect(node.statusesTo(CALLER)).toEqual([100, 487]);
+    expect(node.requestsTo(CALLEE, "INVITE")).toEqual([]);
     expect(await node.event("ended")).toMatchObject({ sip_code: 487, hangup_by: "caller", end_reason: "cancelled" });
   });
 });

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AdmitResponse, SipLogLine } from "../../schema/node-api.ts";
-import { SIP_LOG_MAX_LINGER_MS, SIP_LOG_QUIET_MS } from "../../sip-node/b2bua/call-sip-log.ts";
+import { SIP_LOG_MAX_LINGER_MS, SIP_LOG_QUIET_MS } from "../../sip-node/calls/call-sip-log.ts";
 import { header } from "../../sip-node/sip/headers.ts";
 import {
   CALLEE,

@@ -182,17 +182,17 @@ describe("media through the node", () => {
     );
     // Until a second or two of media has gone each way (the callee's tone plays from the answer).
     await until("media both ways", () => {
-      const stats = stack.node.b2bua.mediaStats(id);
+      const stats = stack.node.calls.mediaStats(id);
       return stats && stats.caller.packets > 40 && stats.callee.packets > 60;
     });
-    const live = stack.node.b2bua.mediaStats(id);
+    const live = stack.node.calls.mediaStats(id);
     expect(live?.caller.packets).toBeGreaterThan(40);
     expect(live?.callee.packets).toBeGreaterThan(60);
     expect(live?.caller).toMatchObject({ errors: 0, lost: 0, endpoint: expect.stringMatching(/^127\.0\.0\.\d+:\d+$/) });
     expect(live?.callee.mos).toBeGreaterThan(4);
     expect((await caller).code).toBe(0);
     expect((await callee).code).toBe(0);
-    expect(stack.node.b2bua.mediaStats(id)).toBeNull();
+    expect(stack.node.calls.mediaStats(id)).toBeNull();
     await finishedCall(account, true);
   }, 60_000);
 

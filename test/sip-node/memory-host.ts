@@ -1,17 +1,21 @@
-// An in-memory host for CallSession: the node's real transaction layer over a wire that keeps
-// every message the node sends, a dispatcher standing in for the B2BUA (dialogs found by Call-ID
-// and our tag), a Worker that admits from memory and keeps the events reported (numbered per call,
-// as the call reporter numbers them), and real media
-// relays on loopback so SDP bodies are anchored as in production, and each call's SIP log written
-// to a temporary spool (messages on the wire found by Call-ID, as the B2BUA finds them). The test
-// plays the caller and the callee by delivering messages and reading what reached them.
+// An in-memory host for B2BUA calls: the node's real transaction layer over a wire that keeps
+// every message the node sends, the node's call router and registry (dialogs found by Call-ID and
+// our tag, messages on the wire by Call-ID for each call's SIP log) with a front standing in for
+// the B2BUA (every INVITE outside a dialog is a call, a CANCEL is answered as the node answers
+// it), a Worker that admits from memory and keeps the events reported (numbered per call, as the
+// call reporter numbers them), and real media relays on loopback so SDP bodies are anchored as in
+// production, and each call's SIP log written to a temporary spool. The test plays the caller and
+// the callee by delivering messages and reading what reached them.
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AdmissionTicket, AdmitRequest, AdmitResponse, CallEvent } from "../../schema/node-api.ts";
-import { reasonPhrase } from "../../sip-node/b2bua/causes.ts";
-import { CallSession, type Leg, type SessionHost } from "../../sip-node/b2bua/call-session.ts";
+import { Call, type CallHost } from "../../sip-node/b2bua/call.ts";
+import { answerCancel } from "../../sip-node/b2bua/incoming-cancel.ts";
+import { CallRouter } from "../../sip-node/calls/call-router.ts";
+import { CallRegistry } from "../../sip-node/calls/registry.ts";
+import { reasonPhrase } from "../../sip-node/sip/causes.ts";
 import { PortAllocator } from "../../sip-node/media/ports.ts";
 import { MediaRelay, type MediaFile } from "../../sip-node/media/relay.ts";
 import { SipLogWriter } from "../../sip-node/media/sip-log.ts";
@@ -94,8 +98,14 @@ const spoolDir = mkdtempSync(join(tmpdir(), "call-session-test-"));
 
 export type MemoryNode = ReturnType<typeof memoryNode>;
 
-/** A node with one in-memory host; `admit` decides each admission (a promise the test may hold). */
-export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitResponse>) {
+/**
+ * A node with one in-memory host; `admit` decides each admission (a promise the test may hold), as
+ * `resolve` does the destination's address (the host name itself by default).
+ */
+export function memoryNode(
+  admit: (request: AdmitRequest) => Promise<AdmitResponse>,
+  resolve: (host: string) => Promise<string> = async (name) => name,
+) {
   const wire = new Wire();
   const admissions: AdmitRequest[] = [];
   const events: CallEvent[] = [];
@@ -104,58 +114,30 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
   const seqs = new Map<string, number>();
   /** When calls asked for a report to the ledger by (their covered time running out). */
   const renewals: number[] = [];
-  /** What calls still did after their end (reports, uploads). */
-  const work: Array<Promise<unknown>> = [];
   const waiting: Array<{ type: CallEvent["type"]; resolve: (event: CallEvent) => void }> = [];
   const relays = new Set<MediaRelay>();
   const silence = new Map<MediaRelay, () => void>();
   const uploads: Array<MediaFile & { callId: string }> = [];
-  const dialogs = new Map<string, { session: CallSession; leg: Leg }>();
-  const traced = new Map<string, CallSession>();
-  let unclaimed: { message: SipMessage; bytes: Uint8Array | null } | null = null;
-  const live = new Set<CallSession>();
   const starts: Array<Promise<void>> = [];
   const logs: string[] = [];
-  const dialogOf = (callId: string | null, tag: string | null) => (tag ? dialogs.get(`${callId}|${tag}`) : undefined);
-
-  const layer = new TransactionLayer(
-    wire,
-    {
-      onWire(direction, message, bytes, peer) {
-        const session = traced.get(header(message, "Call-ID") ?? "");
-        const starts =
-          direction === "in" &&
-          message.kind === "request" &&
-          message.method === "INVITE" &&
-          !session?.startedBy(message) &&
-          !parseNameAddr(header(message, "To")!).tag;
-        if (starts) unclaimed = { message, bytes };
-        else session?.onWire(direction, message, bytes, peer);
-      },
-      onRequest(request, tx, from) {
-        const seen = unclaimed?.message === request ? unclaimed : null;
-        unclaimed = null;
-        const found = dialogOf(header(request, "Call-ID"), parseNameAddr(header(request, "To")!).tag);
-        if (found) return found.session.onInDialogRequest(request, tx, found.leg, from);
-        if (request.method !== "INVITE") return tx.respond(responseTo(request, 481, reasonPhrase(481)));
-        const session = new CallSession(host, request, tx, from);
-        live.add(session);
-        session.onWire("in", request, seen?.bytes ?? null, from);
-        starts.push(session.start());
-      },
-      onAck(ack) {
-        const found = dialogOf(header(ack, "Call-ID"), parseNameAddr(header(ack, "To")!).tag);
-        found?.session.onAck(found.leg, ack);
-      },
+  const calls = new CallRegistry((line) => logs.push(line));
+  const router = new CallRouter(calls, {
+    admits: () => true,
+    onRequest(request, tx, from, bytes) {
+      if (request.method === "CANCEL") {
+        return answerCancel(request, tx, layer, (invite) => calls.all(Call).find((call) => call.answers(invite)));
+      }
+      if (request.method !== "INVITE") return tx.respond(responseTo(request, 481, reasonPhrase(481)));
+      const call = new Call(host, request, tx, from);
+      calls.add(call);
+      call.onWire("in", request, bytes, from);
+      starts.push(call.start());
     },
-    TIMERS,
-  );
-  layer.onStray2xx = (response) => {
-    const found = dialogOf(header(response, "Call-ID"), parseNameAddr(header(response, "From")!).tag);
-    if (found?.leg === "b") found.session.onRetransmitted2xx();
-  };
+  });
+  const layer = new TransactionLayer(wire, router, TIMERS);
+  router.attach(layer);
 
-  const host: SessionHost = {
+  const host: CallHost = {
     layer,
     worker: {
       admit: async (request) => {
@@ -178,7 +160,6 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
     bootId: "memory-boot",
     renewCredit: (atMs) => void renewals.push(atMs),
     accountOf: (address) => (address === CALLER.address ? CALLER_ACCOUNT : undefined),
-    track: (promise) => void work.push(promise),
     media: {
       open: async (callId, policy) => {
         const relay = await MediaRelay.open(ports, { callId, publicAddress: NODE.address, spoolDir, ...policy });
@@ -196,13 +177,8 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
     nodeId: "memory-node",
     noAnswerMs: NO_ANSWER_MS,
     local: NODE,
-    resolve: async (name) => name,
-    register: (callId, localTag, session, leg) => {
-      dialogs.set(`${callId}|${localTag}`, { session, leg });
-      traced.set(callId, session);
-    },
-    unregisterDialog: (callId, localTag) => void dialogs.delete(`${callId}|${localTag}`),
-    unregister: (session) => void live.delete(session),
+    resolve,
+    calls,
     log: (line) => void logs.push(line),
   };
 
@@ -216,10 +192,12 @@ export function memoryNode(admit: (request: AdmitRequest) => Promise<AdmitRespon
     events,
     reported,
     renewals,
-    work,
     relays,
     silence,
-    live,
+    /** The calls up now. */
+    get live() {
+      return new Set(calls.all(Call));
+    },
     logs,
     /** Files handed to the Worker, in order. */
     uploads,

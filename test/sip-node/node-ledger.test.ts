@@ -76,7 +76,7 @@ describe("calls reported to the call ledger", () => {
     expect(w.admissions[0]).toMatchObject({ node_id: "ledger-node", boot_id: node!.bootId, customer_id: ACCOUNT, src_ip: CALLER });
     // The heartbeats name the call while it is up.
     await w.until(() => w.reports.some((r) => r.live?.some((c) => c.call_id === ticket.call_id && c.customer_id === ACCOUNT)));
-    expect(node!.b2bua.hangUp(ticket.call_id, "hangup_requested")).toBe(true);
+    expect(node!.calls.hangUp(ticket.call_id, "hangup_requested")).toBe(true);
     expect((await caller).code).toBe(0);
     expect((await callee).code).toBe(0);
     await w.until(() => ended(w));

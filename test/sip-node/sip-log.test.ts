@@ -282,7 +282,7 @@ describe("the ladder while the call is up", () => {
       "A out 200 OK",
     ]);
     // The node's own copy is what it answered; no more messages while the call talks.
-    expect(stack.node.b2bua.ladder(live.call.id)).toHaveLength(live.ladder.length);
+    expect(stack.node.calls.ladder(live.call.id)).toHaveLength(live.ladder.length);
     expect(live.ladder[0]).toMatchObject({ method: "INVITE", status: null, totag: null, headers: null });
     expect(live.ladder[0].first_line).toMatch(/^INVITE sip:14155550123@/);
 

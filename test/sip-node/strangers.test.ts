@@ -9,6 +9,8 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCidr, type Cidr } from "../../schema/cidr.ts";
 import { B2bua } from "../../sip-node/b2bua/b2bua.ts";
+import { CallRouter } from "../../sip-node/calls/call-router.ts";
+import { CallRegistry } from "../../sip-node/calls/registry.ts";
 import { SourceThrottle } from "../../sip-node/b2bua/source-throttle.ts";
 import { WhitelistFilter } from "../../sip-node/control/whitelist.ts";
 import type { WorkerClient } from "../../sip-node/control/worker-client.ts";
@@ -51,8 +53,10 @@ async function startNode(
     (line) => logs.push(line),
   );
   sockets.push({ close: () => media.stop() });
+  const calls = new CallRegistry();
   const b2bua = new B2bua({
     worker,
+    calls,
     reporter: { report: () => {} },
     bootId: "strangers-boot",
     media,
@@ -68,7 +72,9 @@ async function startNode(
   const port = await freeSipPort();
   const udp = await UdpTransport.bind(PEER, port);
   const tcp = await TcpTransport.bind(PEER, port, PEER, options.tcpLimits);
-  const layer = new TransactionLayer(new TransportSet(udp, { tcp }), b2bua, FAST, options.limits);
+  const router = new CallRouter(calls, b2bua);
+  const layer = new TransactionLayer(new TransportSet(udp, { tcp }), router, FAST, options.limits);
+  router.attach(layer);
   b2bua.attach(layer);
   const node = { layer, port: udp.local.port, logs };
   nodes.push(node);

@@ -4,8 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { header } from "../../sip-node/sip/headers.ts";
 import type { SipRequest, SipResponse } from "../../sip-node/sip/message.ts";
 import { parseMessage } from "../../sip-node/sip/parser.ts";
-import { responseTo, TransactionLayer, type ServerTransaction } from "../../sip-node/sip/transactions.ts";
+import { responseTo, type ServerTransaction } from "../../sip-node/sip/transactions.ts";
 import { memoryPair, type Endpoint } from "../../sip-node/sip/transport.ts";
+import { plainLayer } from "./plain-layer.ts";
 
 const TIMERS = { T1: 20, T2: 80, T4: 100 };
 const A = { address: "10.0.0.1", port: 5060 };
@@ -44,8 +45,8 @@ function request(method: string, branch = `z9hG4bK${Math.random().toString(36).s
 function pair(answer: (request: SipRequest, tx: ServerTransaction) => void) {
   const [ta, tb] = memoryPair(A, B);
   const seenByB: string[] = [];
-  const a = new TransactionLayer(ta, { onRequest: () => {}, onAck: () => {} }, TIMERS);
-  const b = new TransactionLayer(
+  const a = plainLayer(ta, {}, TIMERS);
+  const b = plainLayer(
     tb,
     {
       onRequest: (req, tx) => {

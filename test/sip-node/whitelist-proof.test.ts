@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCidr, type Cidr } from "../../schema/cidr.ts";
 import { B2bua } from "../../sip-node/b2bua/b2bua.ts";
+import { CallRouter } from "../../sip-node/calls/call-router.ts";
+import { CallRegistry } from "../../sip-node/calls/registry.ts";
 import { WhitelistFilter } from "../../sip-node/control/whitelist.ts";
 import type { WorkerClient } from "../../sip-node/control/worker-client.ts";
 import { MediaEngine } from "../../sip-node/media/engine.ts";
@@ -61,8 +63,10 @@ async function startNode(): Promise<number> {
     () => {},
   );
   closers.push(() => media.stop());
+  const calls = new CallRegistry();
   const b2bua = new B2bua({
     worker,
+    calls,
     reporter: { report: () => {} },
     bootId: "proof-boot",
     media,
@@ -78,7 +82,9 @@ async function startNode(): Promise<number> {
   const port = await freeSipPort();
   const udp = await UdpTransport.bind(NODE, port);
   const tcp = await TcpTransport.bind(NODE, port, NODE);
-  const layer = new TransactionLayer(new TransportSet(udp, { tcp }), b2bua, FAST);
+  const router = new CallRouter(calls, b2bua);
+  const layer = new TransactionLayer(new TransportSet(udp, { tcp }), router, FAST);
+  router.attach(layer);
   b2bua.attach(layer);
   closers.push(() => layer.close());
   return udp.local.port;

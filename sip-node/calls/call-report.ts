@@ -8,7 +8,7 @@ import type { MediaSummary } from "../media/relay.ts";
 import { header } from "../sip/headers.ts";
 import type { SipMessage } from "../sip/message.ts";
 import { parseCSeq } from "../sip/parser.ts";
-import { q850Of } from "./causes.ts";
+import { q850Of } from "../sip/causes.ts";
 
 export type HangupBy = "caller" | "callee" | "platform";
 type Address = { address: string; port: number };

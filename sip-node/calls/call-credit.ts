@@ -4,14 +4,15 @@
 // the covered time; a larger grant moves that moment later. A grant shorter than the heartbeat
 // interval asks for a report in time for the ledger to top it up.
 import type { AdmissionTicket } from "../../schema/node-api.ts";
+import type { CallTimers } from "./call-timers.ts";
 
-/** What a credited call offers: a B2BUA call (Call), or a call the node places itself (a test call). */
+/** What a credited call offers: a B2BUA call, or a call the node places itself (a test call). */
 export type CreditedCall = {
   readonly state: string;
   readonly ticket: AdmissionTicket | null;
-  readonly host: { renewCredit(atMs: number): void };
-  after(ms: number, fn: () => void): ReturnType<typeof setTimeout>;
-  clearTimer(timer: ReturnType<typeof setTimeout> | null): void;
+  readonly timers: Pick<CallTimers, "after" | "clear">;
+  /** Asks for a report to the call ledger by `atMs`. */
+  renewCredit(atMs: number): void;
   hangUpBoth(by: "platform", reason: string): void;
 };
 
@@ -48,13 +49,13 @@ export class CallCredit {
 
   private schedule(): void {
     const call = this.call;
-    call.clearTimer(this.timer);
+    call.timers.clear(this.timer);
     this.timer = null;
     if (call.state === "ended" || this.answeredAt === null) return;
     // Credit for the whole cap: the cap's own timer ends the call (as max_call_seconds).
     if (call.ticket && this.grantedSeconds >= call.ticket.max_call_seconds) return;
     const endsAt = this.answeredAt + this.grantedSeconds * 1000;
-    this.timer = call.after(Math.max(0, endsAt - Date.now()), () => call.hangUpBoth("platform", "credit_exhausted"));
-    call.host.renewCredit(endsAt - RENEW_AHEAD_MS);
+    this.timer = call.timers.after(Math.max(0, endsAt - Date.now()), () => call.hangUpBoth("platform", "credit_exhausted"));
+    call.renewCredit(endsAt - RENEW_AHEAD_MS);
   }
 }

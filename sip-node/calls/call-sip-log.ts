@@ -1,7 +1,7 @@
 // Every message of one call as it crossed the wire, both legs, retransmissions included: the
-// transaction layer shows each message to the B2BUA, which hands those of the call's Call-IDs
-// here. Lines are kept in memory until the Worker admits the call (it names the spool file),
-// then appended to the call's `sip-log.jsonl` as they come. After the end the log stays open
+// call router hands those with one of the call's Call-IDs here, through the registry. Lines are
+// kept in memory until the Worker admits the call (it names the spool file), then appended to
+// the call's `sip-log.jsonl` as they come. After the end the log stays open
 // while the messages answering it arrive (the 200 of our BYE, the ACK of our final answer), and
 // is then closed and handed to the Worker like the recording.
 import { rm } from "node:fs/promises";
