@@ -4,10 +4,9 @@
 // sends the call's record to D1 through its outbox. The node names the account from its copy of
 // the whitelist; without it (an older node) the source is looked up in D1 first. A source on no
 // whitelist is ignored (the node answers nothing); any other refusal carries its SIP code.
-import type { AdmissionTicket, AdmitRequest, AdmitResponse } from "../../../schema/node-api.ts";
-import type { AdmissionDestination } from "../../../durable-objects/call-ledger/admission.ts";
+import type { AdmitRequest, AdmitResponse } from "../../../schema/node-api.ts";
 import type { AdmitCallResult, CallLimits, OwnCallRequest } from "../../../durable-objects/call-ledger/call-ledger.ts";
-import { accountHolding, syncAdmissionState } from "../trunk/admission-state.ts";
+import { accountHolding, destinationTarget, syncAdmissionState } from "../trunk/admission-state.ts";
 import type { Services } from "../context.ts";
 import { agentDestinationOf, linkTestCallRecord, testCallToAdmit, unverifiedPart } from "../placed-calls/test-calls.ts";
 import type { TestCallRow } from "../placed-calls/test-call-dispatch.ts";
@@ -18,7 +17,6 @@ import { VERIFY_CALL_MAX_SECONDS, verificationRoute, verifiedNumberOf } from "..
 import type { LedgerStub } from "../../lib/durable-objects.ts";
 import type { Config } from "../../env.ts";
 import { newId } from "../../lib/ids.ts";
-import { decryptSecret, destinationSecretContext } from "../../lib/secrets.ts";
 import { spendDialerToken } from "../placed-calls/dialer.ts";
 import { nowIso } from "../../lib/time.ts";
 
@@ -70,7 +68,7 @@ async function admitTestCall(s: Services, request: AdmitRequest): Promise<AdmitR
   if ((answer.decision === "admit" || answer.decision === "reject") && answer.call_id)
     await linkTestCallRecord(s, found.id, answer.call_id, request.node_id);
   const ticket = await placedTicketOf(s, answer, "test");
-  return ticket.decision === "admit" && agent ? { ...ticket, agent_destination: await targetOf(s.config, agent) } : ticket;
+  return ticket.decision === "admit" && agent ? { ...ticket, agent_destination: await destinationTarget(s.config, agent) } : ticket;
 }
 
 /** A refusal of a placed call before anything is reserved (nothing recorded). */
@@ -122,7 +120,7 @@ async function withAdmissionState(s: Services, customerId: string, ask: (ledger:
 async function ticketOf(s: Services, answer: AdmitCallResult): Promise<AdmitResponse> {
   if (answer.decision === "need_state") return { decision: "ignore" };
   if (answer.decision !== "admit") return answer;
-  return { ...answer, destination: await targetOf(s.config, answer.destination) };
+  return { ...answer, destination: await destinationTarget(s.config, answer.destination) };
 }
 
 /** The ticket of a call the platform places: its account, signed, for the INVITE's account header. */
@@ -139,23 +137,6 @@ export const callLimits = (config: Config): CallLimits => ({
   capSeconds: config.MAX_CALL_SECONDS,
   minGrantSeconds: config.MIN_GRANT_SECONDS,
 });
-
-async function targetOf(config: Config, d: AdmissionDestination): Promise<AdmissionTicket["destination"]> {
-  const password = d.authPasswordEnc
-    ? await decryptSecret(config.ENCRYPTION_KEY, d.authPasswordEnc, destinationSecretContext(d.id, "auth_password"))
-    : null;
-  return {
-    id: d.id,
-    host: d.host,
-    port: d.port,
-    transport: d.transport,
-    kind: d.kind,
-    provider: d.provider,
-    agent_id: d.agentId,
-    tech_prefix: d.techPrefix,
-    auth: password !== null && d.authUsername ? { username: d.authUsername, password, realm: d.authRealm } : null,
-  };
-}
 
 /** A token that is not the named account's, or is expired or spent: refused before anything is reserved. */
 const DIALER_TOKEN_REFUSED: AdmitResponse = { decision: "reject", sip_code: 403, reason: "dialer_token_refused", call_id: null };

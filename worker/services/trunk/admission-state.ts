@@ -3,13 +3,16 @@
 // admitted without reading D1. D1 stays the record; every service verb that changes one of
 // those tables calls syncAdmissionState after its write, and the ledger takes the new state.
 import { and, asc, desc, eq, gt, isNull, lte, gte, or } from "drizzle-orm";
-import type { AdmissionState } from "../../../durable-objects/call-ledger/admission.ts";
+import type { AdmissionDestination, AdmissionState } from "../../../durable-objects/call-ledger/admission.ts";
+import type { DestinationTarget } from "../../../schema/node-api.ts";
 import { aniControls } from "../../../schema/automation.ts";
 import { plans } from "../../../schema/catalogue.ts";
 import { ipToHex } from "../../../schema/cidr.ts";
 import { customers } from "../../../schema/identity.ts";
 import { destinations, routingRules, whitelistIps } from "../../../schema/network.ts";
+import type { Config } from "../../env.ts";
 import type { Db } from "../../lib/db.ts";
+import { decryptSecret, destinationSecretContext } from "../../lib/secrets.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { Services } from "../context.ts";
 import { admitsCalls } from "./whitelist-admission.ts";
@@ -30,6 +33,19 @@ export async function accountHolding(db: Db, srcIp: string): Promise<string | nu
     .where(and(lte(whitelistIps.rangeStart, ip), gte(whitelistIps.rangeEnd, ip), eq(whitelistIps.enabled, true)));
   // Several accounts may claim an address (one proven or first, others waiting): the one admitting calls.
   return rows.find(admitsCalls)?.customerId ?? null;
+}
+
+/**
+ * An admitted call's destination as the node's ticket carries it: where to send the INVITE, and
+ * the destination's digest credentials, opened here (D1 and the ledger hold the password sealed).
+ */
+export async function destinationTarget(config: Pick<Config, "ENCRYPTION_KEY">, d: AdmissionDestination): Promise<DestinationTarget> {
+  const password = d.authPasswordEnc
+    ? await decryptSecret(config.ENCRYPTION_KEY, d.authPasswordEnc, destinationSecretContext(d.id, "auth_password"))
+    : null;
+  const { id, host, port, transport, kind, provider } = d;
+  const auth = password !== null && d.authUsername ? { username: d.authUsername, password, realm: d.authRealm } : null;
+  return { id, host, port, transport, kind, provider, agent_id: d.agentId, tech_prefix: d.techPrefix, auth };
 }
 
 /** Everything admission reads for one account, from D1 in one batch; null when the account is gone. */
