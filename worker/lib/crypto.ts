@@ -43,3 +43,34 @@ export async function hmacSha256Hex(key: string, text: string): Promise<string> 
   const mac = await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(text));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+const derivedKeys = new Map<string, Promise<CryptoKey>>();
+
+/**
+ * A key derived from `secret` with HKDF-SHA256 (no salt) for one purpose, named by `info`; kept
+ * for the isolate's life, so each secret and purpose costs one derivation.
+ */
+export function derivedKey(
+  secret: string,
+  info: string,
+  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
+  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
+): Promise<CryptoKey> {
+  const cacheKey = `${info}\u0000${secret}`;
+  let key = derivedKeys.get(cacheKey);
+  if (!key) {
+    key = crypto.subtle
+      .importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"])
+      .then((ikm) =>
+        crypto.subtle.deriveKey(
+          { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },
+          ikm,
+          algorithm,
+          false,
+          usages,
+        ),
+      );
+    derivedKeys.set(cacheKey, key);
+  }
+  return key;
+}

@@ -3,7 +3,7 @@
 // bound to where it lives (the `context`, e.g. "destination:<id>:auth_password") as
 // additional authenticated data, so a ciphertext copied to another row does not decrypt.
 // Stored form: "v1.<iv>.<ciphertext>", both base64url.
-import { base64url, fromBase64url } from "./crypto.ts";
+import { base64url, derivedKey, fromBase64url } from "./crypto.ts";
 
 /** A destination's sealed fields. */
 export type DestinationSecret = "auth_password" | "webhook_secret" | "provider_api_key" | "webhook_token";
@@ -15,26 +15,8 @@ export type DestinationSecret = "auth_password" | "webhook_secret" | "provider_a
 export const destinationSecretContext = (destinationId: string, field: DestinationSecret) => `destination:${destinationId}:${field}`;
 
 const encoder = new TextEncoder();
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function keyFor(keyMaterial: string): Promise<CryptoKey> {
-  let key = keys.get(keyMaterial);
-  if (!key) {
-    key = crypto.subtle
-      .importKey("raw", encoder.encode(keyMaterial), "HKDF", false, ["deriveKey"])
-      .then((base) =>
-        crypto.subtle.deriveKey(
-          { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("call-shield secrets v1") },
-          base,
-          { name: "AES-GCM", length: 256 },
-          false,
-          ["encrypt", "decrypt"],
-        ),
-      );
-    keys.set(keyMaterial, key);
-  }
-  return key;
-}
+const keyFor = (keyMaterial: string) =>
+  derivedKey(keyMaterial, "call-shield secrets v1", { name: "AES-GCM", length: 256 }, ["encrypt", "decrypt"]);
 
 export async function encryptSecret(keyMaterial: string, plaintext: string, context: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));

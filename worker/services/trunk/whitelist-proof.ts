@@ -5,33 +5,14 @@
 // answer, so only an account that receives packets at an address of the range can read the code
 // and enter it back (POST /customer/ips/{ip_id}/verify).
 import type { Config } from "../../env.ts";
-import { randomToken, timingSafeEqual } from "../../lib/crypto.ts";
+import { derivedKey, randomToken, timingSafeEqual } from "../../lib/crypto.ts";
 
 /** The header of the node's OPTIONS answer that carries the codes. */
 export const PROOF_HEADER = "X-Call-Shield-Proof";
 
 const encoder = new TextEncoder();
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function proofKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = crypto.subtle
-      .importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"])
-      .then((ikm) =>
-        crypto.subtle.deriveKey(
-          { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("whitelist-proof") },
-          ikm,
-          { name: "HMAC", hash: "SHA-256", length: 256 },
-          false,
-          ["sign"],
-        ),
-      );
-    keys.set(secret, key);
-  }
-  return key;
-}
+const proofKey = (secret: string) => derivedKey(secret, "whitelist-proof", { name: "HMAC", hash: "SHA-256", length: 256 }, ["sign"]);
 
 export const newProofNonce = () => randomToken(16);
 
