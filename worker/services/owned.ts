@@ -1,6 +1,6 @@
 // Tenancy in one place: a record is found through its account, so another account's record
 // is simply not found (404), never forbidden (which would confirm that it exists).
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../lib/db.ts";
 import { NotFound } from "./errors.ts";
@@ -19,4 +19,14 @@ export async function ownedRow<T extends OwnedTable>(db: Db, table: T, customerI
     .get();
   if (!row) throw new NotFound(`${what} not found`);
   return row as T["$inferSelect"];
+}
+
+/** The account's records of a table, newest first (by creation, then id), as its list shows them. */
+export async function ownedRowsNewestFirst<T extends OwnedTable & { createdAt: SQLiteColumn }>(db: Db, table: T, customerId: string) {
+  const rows = await db
+    .select()
+    .from(table as SQLiteTable)
+    .where(eq(table.customerId, customerId))
+    .orderBy(desc(table.createdAt), desc(table.id));
+  return rows as T["$inferSelect"][];
 }

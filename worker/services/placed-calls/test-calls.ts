@@ -8,7 +8,7 @@
 // test) and reports its progress (POST /internal/test-calls/{id}/progress): ringing, answered,
 // done or failed. cancelled and expired are the account's and the clock's. A state never goes
 // back: a late or repeated report of an earlier step is ignored.
-import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import type { AdmissionRejection, TestCallProgress, TestCallStatus } from "../../../schema/node-api.ts";
 import { calls } from "../../../schema/calls.ts";
 import { ENDED_CALL_STATUSES, isLiveCallStatus } from "../../../schema/enums.ts";
@@ -23,7 +23,7 @@ import type { CreateTestCall } from "../../resources/test-calls.ts";
 import { callOfAccount } from "../calls/records.ts";
 import type { Services } from "../context.ts";
 import { Conflict, Forbidden, InvalidField, NotFound } from "../errors.ts";
-import { owned, ownedRow } from "../owned.ts";
+import { owned, ownedRow, ownedRowsNewestFirst } from "../owned.ts";
 import { actingLabel, isPortalSession, type Principal } from "../identity/principal.ts";
 import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { verifiedNumberOf } from "./verified-numbers.ts";
@@ -84,11 +84,7 @@ const findTestCall = (s: Services, customerId: string, id: string) => ownedRow(s
 
 /** Newest first. */
 export async function listTestCalls(s: Services, principal: Principal) {
-  const rows = await s.db
-    .select()
-    .from(testCalls)
-    .where(eq(testCalls.customerId, principal.customer.id))
-    .orderBy(desc(testCalls.createdAt), desc(testCalls.id));
+  const rows = await ownedRowsNewestFirst(s.db, testCalls, principal.customer.id);
   const ended = await endedCalls(s, principal.customer.id, rows);
   return Promise.all(rows.map(async (row) => testCallOut(ended.has(row.callId!) ? row : await asRead(s, principal, row))));
 }

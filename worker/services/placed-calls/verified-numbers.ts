@@ -6,7 +6,7 @@
 // wrong tries; calls to one number are limited per hour. Numbers are compared in E.164. The phone's
 // holder is whoever answers the code: an account that proves a number another account verified
 // takes it over, and the other account's owner is told by mail.
-import { and, desc, eq, inArray, isNotNull, ne } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, ne } from "drizzle-orm";
 import { customers } from "../../../schema/identity.ts";
 import { testCalls, verifiedNumbers } from "../../../schema/test-calls.ts";
 import { hmacSha256Hex, timingSafeEqual } from "../../lib/crypto.ts";
@@ -18,7 +18,7 @@ import type { DestinationTarget } from "../../../schema/node-api.ts";
 import type { Config } from "../../env.ts";
 import type { Services } from "../context.ts";
 import { Conflict, Forbidden, InvalidField, TooManyRequests, Unavailable } from "../errors.ts";
-import { owned, ownedRow } from "../owned.ts";
+import { owned, ownedRow, ownedRowsNewestFirst } from "../owned.ts";
 import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { actingLabel, type Principal } from "../identity/principal.ts";
 import { countTestCall, dispatchTestCall, emptyProgress, type TestCallRow } from "./test-call-dispatch.ts";
@@ -76,11 +76,7 @@ const codeHash = (s: Services, id: string, code: string) => hmacSha256Hex(s.conf
 const newCode = () => String(crypto.getRandomValues(new Uint32Array(1))[0]! % 1_000_000).padStart(6, "0");
 
 export async function listVerifiedNumbers(s: Services, principal: Principal) {
-  const rows = await s.db
-    .select()
-    .from(verifiedNumbers)
-    .where(eq(verifiedNumbers.customerId, principal.customer.id))
-    .orderBy(desc(verifiedNumbers.createdAt), desc(verifiedNumbers.id));
+  const rows = await ownedRowsNewestFirst(s.db, verifiedNumbers, principal.customer.id);
   return rows.map(verifiedNumberOut);
 }
 

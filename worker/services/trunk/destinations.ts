@@ -3,7 +3,7 @@
 // field, never returned (only has_* / needs_* booleans). A voice_ai destination has an inbound
 // webhook URL built from a random token kept as a SHA-256 hash (looked up on each callback)
 // plus an encrypted copy (so the URL can be shown again).
-import { and, count, desc, eq, ne } from "drizzle-orm";
+import { and, count, eq, ne } from "drizzle-orm";
 import { destinations, routingRules, whitelistIps } from "../../../schema/network.ts";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
 import { runBatch } from "../../lib/db.ts";
@@ -21,7 +21,7 @@ import {
 import { syncAdmissionState } from "./admission-state.ts";
 import type { Services } from "../context.ts";
 import { Conflict, InvalidField } from "../errors.ts";
-import { owned, ownedRow } from "../owned.ts";
+import { owned, ownedRow, ownedRowsNewestFirst } from "../owned.ts";
 import type { Principal } from "../identity/principal.ts";
 import { voiceProvider, type VoiceProvider } from "../../resources/voice-providers.ts";
 
@@ -78,11 +78,7 @@ export async function destinationOut(s: Services, row: DestinationRow) {
 }
 
 export async function listDestinations(s: Services, principal: Principal) {
-  const rows = await s.db
-    .select()
-    .from(destinations)
-    .where(eq(destinations.customerId, principal.customer.id))
-    .orderBy(desc(destinations.createdAt), desc(destinations.id));
+  const rows = await ownedRowsNewestFirst(s.db, destinations, principal.customer.id);
   return Promise.all(rows.map((row) => destinationOut(s, row)));
 }
 

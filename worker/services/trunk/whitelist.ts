@@ -11,7 +11,7 @@
 // back: verifyIpEntry) or an administrator approves it. A proven claim displaces the other
 // accounts' unproven overlapping entries, whose owners are told by mail. Whether an entry admits
 // calls is decided in one place (./whitelist-admission.ts).
-import { and, count, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import { customers } from "../../../schema/identity.ts";
 import { whitelistIps } from "../../../schema/network.ts";
 import { parseCidr } from "../../../schema/cidr.ts";
@@ -24,7 +24,7 @@ import { syncAdmissionState } from "./admission-state.ts";
 import type { Services } from "../context.ts";
 import { requireOwnDestination } from "./destinations.ts";
 import { Conflict, Forbidden, InvalidField, NotFound, TooManyRequests, Unavailable } from "../errors.ts";
-import { owned, ownedRow } from "../owned.ts";
+import { owned, ownedRow, ownedRowsNewestFirst } from "../owned.ts";
 import { sessionRole, type Principal } from "../identity/principal.ts";
 import { newProofNonce, PROOF_HEADER, proofMatches } from "./whitelist-proof.ts";
 import { ADMITS_AT_ONCE, admitsCalls } from "./whitelist-admission.ts";
@@ -101,11 +101,7 @@ async function withinDeadline<T>(s: Services, call: () => Promise<T>): Promise<T
 }
 
 export async function listIpEntries({ db }: Services, principal: Principal) {
-  const rows = await db
-    .select()
-    .from(whitelistIps)
-    .where(eq(whitelistIps.customerId, principal.customer.id))
-    .orderBy(desc(whitelistIps.createdAt), desc(whitelistIps.id));
+  const rows = await ownedRowsNewestFirst(db, whitelistIps, principal.customer.id);
   return rows.map(ipOut);
 }
 
