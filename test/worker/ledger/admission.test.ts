@@ -2,7 +2,7 @@
 // sub-customers, controlled numbers, route choice, ports, credit; and the call events after.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, testServices, type Session } from "../fixtures/factory.ts";
 import { syncAdmissionState } from "../../../worker/services/trunk/admission-state.ts";
@@ -171,8 +171,9 @@ describe("route choice", () => {
     const res = await node.admit({ src_ip: `${block.base}.2`, dialed: "1415" });
     expect(res.body.destination.auth).toEqual({ username: "trunk7", password: "s3cret-digest-pass", realm: "sbc" });
     const listed = await owner.client.get("/api/customer/destinations");
+    expectStatus(listed, 200);
     expect(JSON.stringify(listed.body)).not.toContain("s3cret-digest-pass");
-    expect(listed.body.find((d: any) => d.id === secured.id).has_credential).toBe(true);
+    expect(listed.body.find((d) => d.id === secured.id)?.has_credential).toBe(true);
   });
 });
 
@@ -191,7 +192,7 @@ describe("ports and credit", () => {
     const replies = await Promise.all(Array.from({ length: 200 }, () => node.admit({ src_ip: src, dialed: "14155550123" })));
     expect(replies.filter((r) => r.body.decision === "admit")).toHaveLength(10);
     expect(replies.filter((r) => r.body.sip_code === 503)).toHaveLength(190);
-    expect((await owner.client.get("/api/customer/balance")).body.active_calls).toBe(10);
+    expect(bodyOf(await owner.client.get("/api/customer/balance"), 200).active_calls).toBe(10);
     const rejected = await env.DB.prepare("SELECT COUNT(*) AS n FROM calls WHERE customer_id = ? AND status = 'rejected'")
       .bind(owner.account.id)
       .first<{ n: number }>();
@@ -299,13 +300,14 @@ describe("call events", () => {
     const balance = await owner.client.get("/api/customer/balance");
     expect(balance.body).toMatchObject({ balance: 4.975, active_calls: 0 });
     const ledger = await owner.client.get("/api/customer/ledger");
+    expectStatus(ledger, 200);
     expect(ledger.body.items[0]).toMatchObject({ type: "call", amount: -0.025, balance_after: 4.975, call_id: ticket.call_id });
   });
 
   it("ends an unanswered call as failed, free, and frees its port", async () => {
     const { owner, src } = await trunk();
     const { body: ticket } = await node.admit({ src_ip: src, dialed: "14155550123" });
-    expect((await owner.client.get("/api/customer/balance")).body.active_calls).toBe(1);
+    expect(bodyOf(await owner.client.get("/api/customer/balance"), 200).active_calls).toBe(1);
     const res = await node.event(ticket.call_id, {
       type: "ended",
       at: new Date().toISOString(),
@@ -397,7 +399,7 @@ describe("whitelist snapshot and monitoring", () => {
     const result = (at: string, status: string) => ({ destination_id: d.id, status, at, rtt_ms: 12, code: 200, error: null });
     expect((await node.post("/monitor/results", { results: [result("2026-11-25T10:00:00.000Z", "up")] })).status).toBe(204);
     await node.post("/monitor/results", { results: [result("2026-11-25T10:01:00.000Z", "up")] });
-    const [after] = (await owner.client.get("/api/customer/destinations")).body;
+    const [after] = bodyOf(await owner.client.get("/api/customer/destinations"), 200);
     expect(after).toMatchObject({
       monitor_status: "up",
       monitor_rtt_ms: 12,

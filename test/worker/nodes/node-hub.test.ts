@@ -2,7 +2,7 @@
 // waits for its OPTIONS result a few seconds at most, and reports the monitor fields.
 import { afterEach, describe, expect, it } from "vitest";
 import { closeNodes, connectNode } from "../fixtures/fake-node.ts";
-import { request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount } from "../fixtures/factory.ts";
 
@@ -13,7 +13,7 @@ describe("POST /api/customer/destinations/{id}/check", () => {
     const owner = await createAccount();
     const d = await addDestination(owner, { host: "lonely.sbc.test" });
     const res = await owner.client.post(`/api/customer/destinations/${d.id}/check`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ monitor_status: "unknown", monitor_last_error: "no SIP node is connected to send the check" });
     expect(res.body.monitor_last_check_at).toBeTypeOf("string");
   });
@@ -23,6 +23,7 @@ describe("POST /api/customer/destinations/{id}/check", () => {
     const d = await addDestination(owner, { host: "sbc1.carrier.test", port: 5080, transport: "tcp" });
     const { seen } = await connectNode("node-a", () => ({ ok: true, result: { code: 200, rtt_ms: 23, error: null } }));
     const res = await owner.client.post(`/api/customer/destinations/${d.id}/check`);
+    expectStatus(res, 200);
     expect(seen).toEqual([{ type: "options", host: "sbc1.carrier.test", port: 5080, transport: "tcp" }]);
     expect(res.body).toMatchObject({
       monitor_status: "up",
@@ -33,7 +34,7 @@ describe("POST /api/customer/destinations/{id}/check", () => {
       monitor_enabled: true,
     });
     expect(res.body.monitor_last_change_at).toBe(res.body.monitor_last_check_at);
-    expect((await owner.client.get("/api/customer/destinations")).body[0]).toMatchObject({ monitor_status: "up" });
+    expect(bodyOf(await owner.client.get("/api/customer/destinations"), 200)[0]).toMatchObject({ monitor_status: "up" });
   });
 
   it("marks the destination down when the node got no SIP answer", async () => {
