@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newApp } from "../../../worker/app.ts";
-import { as, expectStatus, request } from "../fixtures/client.ts";
+import { as, bodyOf, expectStatus, request } from "../fixtures/client.ts";
 import { addMember, createAccount, makePlatformAdmin, newPassword, signInBrowser, uniqueEmail } from "../fixtures/factory.ts";
 
 describe("GET/PUT /api/customer/profile", () => {
@@ -15,8 +15,8 @@ describe("GET/PUT /api/customer/profile", () => {
     const res = await member.client.put("/api/customer/profile", { contact_role: "NOC lead", switch_vendor: null });
     expectStatus(res, 200);
     expect(res.body).toMatchObject({ switch_vendor: null, expected_volume: "2M min/month", contact_role: "NOC lead" });
-    expect(res.body.profile_completed_at).toBeTypeOf("string");
-    expect((await owner.client.get("/api/auth/me")).body.profile).toMatchObject({ contact_role: "NOC lead" });
+    expect(res.body?.profile_completed_at).toBeTypeOf("string");
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).profile).toMatchObject({ contact_role: "NOC lead" });
     const audit = await env.DB.prepare("SELECT actor_label, action FROM audit_log WHERE customer_id = ? ORDER BY created_at")
       .bind(owner.account.id)
       .all();
@@ -29,8 +29,9 @@ describe("GET/PUT /api/customer/profile", () => {
   it("with skipped: true only stamps profile_completed_at", async () => {
     const owner = await createAccount();
     const res = await owner.client.put("/api/customer/profile", { skipped: true });
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ switch_vendor: null, region: null });
-    expect(res.body.profile_completed_at).toBeTypeOf("string");
+    expect(res.body?.profile_completed_at).toBeTypeOf("string");
   });
 });
 
@@ -41,20 +42,21 @@ describe("POST /api/customer/terms/accept", () => {
     const res = await owner.client.post("/api/customer/terms/accept");
     expectStatus(res, 200);
     expect(res.body).toMatchObject({ terms_version: "2026-01", terms_current_version: "2026-01" });
-    expect((await owner.client.get("/api/auth/me")).body.terms_version).toBe("2026-01");
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).terms_version).toBe("2026-01");
   });
 
   it("is for the owner in person: not a member, an API key or an impersonating administrator", async () => {
     const owner = await createAccount({ accept_terms: false });
     const member = await addMember(owner);
     expect((await member.client.post("/api/customer/terms/accept")).body).toEqual({ detail: "owner_required" });
-    const key = (await owner.client.post("/api/auth/api-keys", { name: "k" })).body.key;
+    const key = bodyOf(await owner.client.post("/api/auth/api-keys", { name: "k" }), 201).key;
     expect((await as({ apiKey: key }).post("/api/customer/terms/accept")).body).toEqual({ detail: "portal_session_required" });
     const admin = await createAccount();
     await makePlatformAdmin(admin);
     const imp = await admin.client.post("/api/admin/impersonate", { customer_id: owner.account.id });
+    expectStatus(imp, 200);
     expect((await as({ token: imp.body.access_token }).post("/api/customer/terms/accept")).status).toBe(403);
-    expect((await owner.client.get("/api/auth/me")).body.terms_version).toBeNull();
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).terms_version).toBeNull();
   });
 });
 
@@ -89,9 +91,9 @@ describe("platform administrators", () => {
   it("report role admin; a member of an administrator account does not", async () => {
     const admin = await createAccount();
     await makePlatformAdmin(admin);
-    expect((await admin.client.get("/api/auth/me")).body.role).toBe("admin");
+    expect(bodyOf(await admin.client.get("/api/auth/me"), 200).role).toBe("admin");
     const member = await addMember(admin);
-    expect((await member.client.get("/api/auth/me")).body.role).toBe("member");
+    expect(bodyOf(await member.client.get("/api/auth/me"), 200).role).toBe("member");
     expect((await member.client.post("/api/admin/impersonate", { customer_id: admin.account.id })).body).toEqual({
       detail: "admin_required",
     });
@@ -111,7 +113,7 @@ describe("platform administrators", () => {
     const acting = as({ token: res.body.access_token });
     const me = await acting.get("/api/auth/me");
     expect(me.body).toMatchObject({ id: customer.account.id, role: "owner", impersonated_by: admin.email });
-    expect((await customer.client.get("/api/auth/me")).body.impersonated_by).toBeNull();
+    expect(bodyOf(await customer.client.get("/api/auth/me"), 200).impersonated_by).toBeNull();
     for (const [path, body] of [
       ["/api/auth/change-password", { current_password: customer.password, new_password: newPassword() }],
       ["/api/auth/logout-all", undefined],
@@ -131,8 +133,9 @@ describe("platform administrators", () => {
     const otherAdmin = await createAccount();
     await makePlatformAdmin(otherAdmin);
     const res = await admin.client.post("/api/admin/impersonate", { customer_id: otherAdmin.account.id });
+    expectStatus(res, 200);
     const me = await as({ token: res.body.access_token }).get("/api/auth/me");
-    expect(me.body.role).toBe("owner");
+    expect(bodyOf(me, 200).role).toBe("owner");
     expect((await as({ token: res.body.access_token }).post("/api/admin/impersonate", { customer_id: admin.account.id })).status).toBe(403);
   });
 

@@ -5,7 +5,7 @@ import { endedCall } from "../fixtures/call.ts";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { createAccount, testServices, type Session } from "../fixtures/factory.ts";
 import { untilRecorded } from "../fixtures/node-client.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const DAY = 86_400_000;
 const today = () => Date.now() - (Date.now() % DAY);
@@ -115,7 +115,7 @@ describe("GET /api/customer/dashboard", () => {
     const analysed = inWindow.filter((s) => s.probability !== null);
     const high = analysed.filter((s) => s.probability! >= 70);
     const dates = Array.from({ length: 30 }, (_, i) => iso(from + i * DAY).slice(0, 10));
-    const ledger = (await owner.client.get("/api/customer/ledger?limit=500")).body.items as { amount: number; created_at: string }[];
+    const ledger = bodyOf(await owner.client.get("/api/customer/ledger?limit=500"), 200).items as { amount: number; created_at: string }[];
     const spent = ledger.filter((e) => e.amount < 0 && Date.parse(e.created_at) >= from);
     const spendOn = (date: string) => -spent.filter((e) => e.created_at.startsWith(date)).reduce((sum, e) => sum + e.amount, 0);
 
@@ -160,13 +160,13 @@ describe("GET /api/customer/dashboard", () => {
       { code: "US", name: "United States", iso: true, count: 1 },
       { code: null, name: "Unknown", iso: false, count: 1 },
     ]);
-    expect(d.recent_high_risk.map((c: { analysis: { probability: number } }) => c.analysis.probability)).toEqual([70, 85]);
+    expect(d.recent_high_risk.map((c) => c.analysis?.probability)).toEqual([70, 85]);
     expect(d.recent_high_risk[0]).toMatchObject({
       customer_id: owner.account.id,
       analysis: { recommendation: "block", category: "robocall" },
     });
 
-    const balance = (await owner.client.get("/api/customer/balance")).body;
+    const balance = bodyOf(await owner.client.get("/api/customer/balance"), 200);
     expect(d).toMatchObject({
       balance: balance.balance,
       plan: { code: "payg", name: balance.plan_name, ports: balance.ports, included_minutes: balance.included_minutes, renews_at: null },
@@ -178,19 +178,20 @@ describe("GET /api/customer/dashboard", () => {
   it("with days=1 counts today only; days outside 1-366 is 422 naming days", async () => {
     const { owner, T } = await seededAccount();
     const one = await owner.client.get("/api/customer/dashboard?days=1");
+    expectStatus(one, 200);
     expect(one.body).toMatchObject({ days: 1, from: iso(T), calls_period: 3, calls_today: 3 });
     expect(one.body.calls_per_day).toEqual([{ date: iso(T).slice(0, 10), calls: 3, high_risk: 1 }]);
-    expect((await owner.client.get("/api/customer/dashboard?days=366")).body.calls_per_day).toHaveLength(366);
+    expect(bodyOf(await owner.client.get("/api/customer/dashboard?days=366"), 200).calls_per_day).toHaveLength(366);
     for (const days of ["0", "367", "x"]) {
       const res = await owner.client.get(`/api/customer/dashboard?days=${days}`);
       expectStatus(res, 422);
-      expect(res.body.detail[0].loc).toEqual(["query", "days"]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["query", "days"]);
     }
   });
 
   it("is empty and whole for a new account", async () => {
     const owner = await createAccount();
-    const d = (await owner.client.get("/api/customer/dashboard?days=7")).body;
+    const d = bodyOf(await owner.client.get("/api/customer/dashboard?days=7"), 200);
     expect(d).toMatchObject({ calls_today: 0, calls_period: 0, minutes_period: 0, spend_period: 0, high_risk_pct: 0, balance: 5 });
     expect(d.risk_distribution).toEqual([
       { bucket: "0-29", count: 0 },
@@ -225,6 +226,7 @@ describe("GET /api/customer/stats", () => {
   it("without bounds covers every call of the account, and only its own", async () => {
     const { owner, seeds } = await seededAccount();
     const res = await owner.client.get("/api/customer/stats");
+    expectStatus(res, 200);
     const analysed = seeds.filter((s) => s.probability !== null);
     expect(res.body).toMatchObject({
       calls: seeds.length,
@@ -241,6 +243,6 @@ describe("GET /api/customer/stats", () => {
     const owner = await createAccount();
     const res = await owner.client.get("/api/customer/stats?from=yesterday");
     expectStatus(res, 422);
-    expect(res.body.detail[0].loc).toEqual(["query", "from"]);
+    expect(issuesOf(res.body)[0]?.loc).toEqual(["query", "from"]);
   });
 });

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { addMember, createAccount, type Session } from "../fixtures/factory.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const stored = async (owner: Session) =>
   (
@@ -39,7 +39,7 @@ describe("POST /customer/events", () => {
     expect((await owner.client.post("/api/customer/events", { events: Array(50).fill(event) })).body).toEqual({ count: 50 });
     const over = await owner.client.post("/api/customer/events", { events: Array(51).fill(event) });
     expectStatus(over, 422);
-    expect(over.body.detail[0].loc).toEqual(["body", "events"]);
+    expect(issuesOf(over.body)[0]?.loc).toEqual(["body", "events"]);
     expect(await stored(owner)).toHaveLength(50);
   });
 
@@ -57,7 +57,7 @@ describe("POST /customer/events", () => {
     ]) {
       const res = await owner.client.post("/api/customer/events", { events });
       expectStatus(res, 422, JSON.stringify(events));
-      expect(res.body.detail[0].loc[1]).toBe("events");
+      expect(issuesOf(res.body)[0]?.loc[1]).toBe("events");
     }
     expect(await stored(owner)).toEqual([]);
   });

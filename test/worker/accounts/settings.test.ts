@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { putCallFeatures, putDataLocation } from "../../../worker/services/accounts/settings.ts";
 import { sweepLowBalanceAlerts } from "../../../worker/services/alerts/low-balance.ts";
 import { addMember, createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const mailsTo = async (email: string) =>
   (await env.DB.prepare("SELECT subject FROM outbox_emails WHERE to_address = ?").bind(email).all<{ subject: string }>()).results;
@@ -26,7 +26,7 @@ describe("GET/PUT /api/customer/tax-id", () => {
     const set = await owner.client.put("/api/customer/tax-id", { tax_id: "  123456789RT0001 " });
     expectStatus(set, 200);
     expect(set.body).toEqual({ tax_id: "123456789RT0001" });
-    expect((await owner.client.get("/api/auth/me")).body.tax_id).toBe("123456789RT0001");
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).tax_id).toBe("123456789RT0001");
     expect((await owner.client.put("/api/customer/tax-id", { tax_id: "" })).body).toEqual({ tax_id: null });
     await owner.client.put("/api/customer/tax-id", { tax_id: "X" });
     expect((await owner.client.put("/api/customer/tax-id", { tax_id: null })).body).toEqual({ tax_id: null });
@@ -38,7 +38,7 @@ describe("GET/PUT /api/customer/tax-id", () => {
     for (const body of [{}, { tax_id: "x".repeat(65) }, { tax_id: 12 }]) {
       const res = await owner.client.put("/api/customer/tax-id", body);
       expectStatus(res, 422);
-      expect(res.body.detail[0].loc).toContain("tax_id");
+      expect(issuesOf(res.body)[0]?.loc).toContain("tax_id");
     }
     expect((await owner.client.get("/api/customer/tax-id")).body).toEqual({ tax_id: "KEEP" });
   });
@@ -56,10 +56,10 @@ describe("GET/PUT /api/customer/data-location", () => {
     const owner = await createAccount();
     const data = await owner.client.put("/api/customer/data-location", { data_region: "eu" });
     expectStatus(data, 422);
-    expect(data.body.detail[0].loc).toEqual(["body", "data_region"]);
+    expect(issuesOf(data.body)[0]?.loc).toEqual(["body", "data_region"]);
     const media = await owner.client.put("/api/customer/data-location", { media_region: "us" });
     expectStatus(media, 422);
-    expect(media.body.detail[0].loc).toEqual(["body", "media_region"]);
+    expect(issuesOf(media.body)[0]?.loc).toEqual(["body", "media_region"]);
     expect((await owner.client.get("/api/auth/me")).body).toMatchObject({ data_region: "ca", media_region: "ca" });
   });
 
@@ -97,11 +97,11 @@ describe("GET/PUT /api/customer/low-balance-alert", () => {
     await sweepLowBalanceAlerts(s);
     const alerts = (await mailsTo(owner.email)).slice(before);
     expect(alerts).toEqual([{ subject: "Call Shield: your balance is US$2.50" }]);
-    expect((await owner.client.get("/api/customer/low-balance-alert")).body.armed).toBe(false);
+    expect(bodyOf(await owner.client.get("/api/customer/low-balance-alert"), 200).armed).toBe(false);
 
     await topUp(owner, 10); // 12.50: re-armed by the next tick
     await sweepLowBalanceAlerts(s);
-    expect((await owner.client.get("/api/customer/low-balance-alert")).body.armed).toBe(true);
+    expect(bodyOf(await owner.client.get("/api/customer/low-balance-alert"), 200).armed).toBe(true);
     await spend(owner, 10); // 2.50 again: a second mail
     await sweepLowBalanceAlerts(s);
     expect((await mailsTo(owner.email)).length - before).toBe(2);
@@ -119,7 +119,7 @@ describe("GET/PUT /api/customer/low-balance-alert", () => {
     expect(on.body).toEqual({ enabled: true, threshold: 5, armed: true });
     await sweepLowBalanceAlerts(testServices());
     expect(await mailsTo(owner.email)).toHaveLength(before + 1);
-    expect((await owner.client.get("/api/customer/low-balance-alert")).body.armed).toBe(false);
+    expect(bodyOf(await owner.client.get("/api/customer/low-balance-alert"), 200).armed).toBe(false);
     // Balance 1: a threshold of 0.5 is at or below it, so the alert arms at once.
     const lower = await owner.client.put("/api/customer/low-balance-alert", { threshold: 0.5 });
     expect(lower.body).toEqual({ enabled: true, threshold: 0.5, armed: true });
@@ -130,9 +130,9 @@ describe("GET/PUT /api/customer/low-balance-alert", () => {
     for (const body of [{ threshold: -1 }, { threshold: "ten" }, { enabled: "yes" }]) {
       const res = await owner.client.put("/api/customer/low-balance-alert", body);
       expectStatus(res, 422);
-      expect(res.body.detail[0].loc).toEqual(["body", Object.keys(body)[0]]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", Object.keys(body)[0]]);
     }
-    expect((await owner.client.get("/api/customer/low-balance-alert")).body.threshold).toBe(5);
+    expect(bodyOf(await owner.client.get("/api/customer/low-balance-alert"), 200).threshold).toBe(5);
   });
 });
 
@@ -185,10 +185,10 @@ describe("GET/PUT /api/customer/billing-address", () => {
     await owner.client.put("/api/customer/billing-address", { country: "CA", province: "ON" });
     const province = await owner.client.put("/api/customer/billing-address", { country: "CA", province: "TX" });
     expectStatus(province, 422);
-    expect(province.body.detail[0].loc).toEqual(["body", "province"]);
+    expect(issuesOf(province.body)[0]?.loc).toEqual(["body", "province"]);
     const country = await owner.client.put("/api/customer/billing-address", { country: "Canada" });
     expectStatus(country, 422);
-    expect(country.body.detail[0].loc).toEqual(["body", "country"]);
+    expect(issuesOf(country.body)[0]?.loc).toEqual(["body", "country"]);
     expect((await owner.client.get("/api/customer/billing-address")).body).toMatchObject({ country: "CA", province: "ON" });
   });
 });
@@ -201,7 +201,7 @@ describe("GET/PUT /api/customer/call-features", () => {
     const on = await owner.client.put("/api/customer/call-features", { dialer_enabled: true });
     expectStatus(on, 200);
     expect(on.body).toEqual({ dialer_enabled: true, test_calls_enabled: true });
-    expect((await owner.client.get("/api/auth/me")).body.dialer_enabled).toBe(true);
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).dialer_enabled).toBe(true);
     expect((await owner.client.post("/api/customer/dialer/session", {})).status).toBe(200);
   });
 
@@ -221,13 +221,13 @@ describe("GET/PUT /api/customer/call-features", () => {
     expect(res.body).toEqual({ detail: "owner_required" });
     const agent = { ...(await principalOf(owner)), via: "connector" as const };
     await expect(putCallFeatures(testServices(), agent, { dialer_enabled: true })).rejects.toMatchObject({ detail: "connector_forbidden" });
-    expect((await owner.client.get("/api/customer/call-features")).body.dialer_enabled).toBe(false);
+    expect(bodyOf(await owner.client.get("/api/customer/call-features"), 200).dialer_enabled).toBe(false);
   });
 
   it("refuses a switch that is not a boolean, naming the field", async () => {
     const owner = await createAccount();
     const res = await owner.client.put("/api/customer/call-features", { dialer_enabled: "yes" });
     expectStatus(res, 422);
-    expect(res.body.detail[0].loc).toContain("dialer_enabled");
+    expect(issuesOf(res.body)[0]?.loc).toContain("dialer_enabled");
   });
 });

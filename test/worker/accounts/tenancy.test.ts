@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { issueInvoices } from "../../../worker/services/billing/invoices.ts";
 import { addTranscript, giveVerdict } from "../fixtures/call-record.ts";
-import { bodyOf, expectStatus, request, type RequestOptions } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, firstOf, request, type RequestOptions } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, testServices, uniqueEmail, type Session } from "../fixtures/factory.ts";
 import { authorizeAgent } from "../fixtures/oauth.ts";
@@ -170,13 +170,14 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     });
     expectStatus(put, 200);
     expect((await owner.client.post("/api/customer/webhook/test")).status).toBe(200);
-    return (await owner.client.get("/api/customer/webhook/deliveries")).body.items[0].id;
+    return firstOf(bodyOf(await owner.client.get("/api/customer/webhook/deliveries"), 200).items).id;
   },
   control_id: async (owner) => {
     expectStatus(await owner.client.post("/api/automation/rules", { name: "Tenancy" }), 201, "automation rule");
     await testServices().verdicts.deliver(await verdictEvent(owner, { ani: uniqueAni() }));
     const controls = await owner.client.get("/api/automation/controls");
-    return controls.body.items[0].id;
+    expectStatus(controls, 200);
+    return firstOf(controls.body.items).id;
   },
   call_id: recordedCall,
   case_id: async (owner) => bodyOf(await owner.client.post("/api/cases", { title: "Tenancy" }), 201, "case").id,
@@ -201,8 +202,9 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     const now = new Date();
     await issueInvoices(testServices(), new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 1)));
     const list = await owner.client.get("/api/customer/invoices");
+    expectStatus(list, 200);
     expect(list.body.total, JSON.stringify(list.body)).toBe(1);
-    return list.body.items[0].id;
+    return firstOf(list.body.items).id;
   },
 };
 

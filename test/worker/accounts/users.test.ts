@@ -1,8 +1,17 @@
 // Spec "Users of the account": invitations, temporary passwords, deactivation, resend.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as, expectStatus, request } from "../fixtures/client.ts";
-import { addMember, createAccount, latestMailTo, newPassword, signIn, temporaryPasswordFor, uniqueEmail } from "../fixtures/factory.ts";
+import { as, bodyOf, expectStatus, firstOf, request } from "../fixtures/client.ts";
+import {
+  addMember,
+  createAccount,
+  latestMailTo,
+  newPassword,
+  signedIn,
+  signIn,
+  temporaryPasswordFor,
+  uniqueEmail,
+} from "../fixtures/factory.ts";
 
 describe("GET /api/customer/users", () => {
   it("lists the owner first, with max_users 10, to members too", async () => {
@@ -11,12 +20,12 @@ describe("GET /api/customer/users", () => {
     const list = await member.client.get("/api/customer/users");
     expectStatus(list, 200);
     expect(list.body.max_users).toBe(10);
-    expect(list.body.items.map((u: any) => [u.email, u.role, u.is_active])).toEqual([
+    expect(list.body.items.map((u) => [u.email, u.role, u.is_active])).toEqual([
       [owner.email, "owner", true],
       [member.email, "member", true],
     ]);
     expect(list.body.items[1]).toMatchObject({ name: "Grace", must_change_password: false });
-    expect(list.body.items[1].last_login_at).not.toBeNull();
+    expect(list.body.items[1]?.last_login_at).toEqual(expect.any(String));
   });
 });
 
@@ -41,6 +50,7 @@ describe("POST /api/customer/users", () => {
     const token = await signIn(email, temporary);
     const member = as({ token });
     const me = await member.get("/api/auth/me");
+    expectStatus(me, 200);
     expect(me.body).toMatchObject({ role: "member", must_change_password: true });
     // The account's e-mail is its owner's; the member reads their own as the signed-in user.
     expect(me.body.user).toMatchObject({ email, name: "Ada" });
@@ -52,7 +62,7 @@ describe("POST /api/customer/users", () => {
     const password = newPassword();
     expect((await member.post("/api/auth/change-password", { current_password: temporary, new_password: password })).status).toBe(204);
     const fresh = as({ token: await signIn(email, password) });
-    expect((await fresh.get("/api/auth/me")).body.must_change_password).toBe(false);
+    expect(bodyOf(await fresh.get("/api/auth/me"), 200).must_change_password).toBe(false);
     expect((await fresh.get("/api/customer/users")).status).toBe(200);
   });
 
@@ -70,7 +80,7 @@ describe("POST /api/customer/users", () => {
     const res = await owner.client.post("/api/customer/users", { email: uniqueEmail("crew") });
     expectStatus(res, 409);
     expect(res.body).toEqual({ detail: "Maximum number of users reached" });
-    expect((await owner.client.get("/api/customer/users")).body.items).toHaveLength(10);
+    expect(bodyOf(await owner.client.get("/api/customer/users"), 200).items).toHaveLength(10);
   });
 
   it("answers a full account 'maximum reached' whatever the e-mail: it cannot probe who is registered", async () => {
@@ -109,7 +119,7 @@ describe("PATCH /api/customer/users/{user_id}", () => {
 
   it("never deactivates the owner (400 cannot_deactivate_owner)", async () => {
     const owner = await createAccount();
-    const me = (await owner.client.get("/api/customer/users")).body.items[0];
+    const me = firstOf(bodyOf(await owner.client.get("/api/customer/users"), 200).items);
     const res = await owner.client.patch(`/api/customer/users/${me.id}`, { is_active: false });
     expectStatus(res, 400);
     expect(res.body).toEqual({ detail: "cannot_deactivate_owner" });
@@ -131,7 +141,7 @@ describe("POST /api/customer/users/{user_id}/resend-invite", () => {
   it("sends a new temporary password; the old one stops working", async () => {
     const owner = await createAccount();
     const email = uniqueEmail("late");
-    const { user } = (await owner.client.post("/api/customer/users", { email })).body;
+    const { user } = bodyOf(await owner.client.post("/api/customer/users", { email }), 201);
     const first = temporaryPasswordFor(await latestMailTo(email));
     const res = await owner.client.post(`/api/customer/users/${user.id}/resend-invite`);
     expectStatus(res, 200);
@@ -144,7 +154,7 @@ describe("POST /api/customer/users/{user_id}/resend-invite", () => {
 
   it("refuses the owner (400 cannot_reset_owner) and unknown users (404)", async () => {
     const owner = await createAccount();
-    const me = (await owner.client.get("/api/customer/users")).body.items[0];
+    const me = firstOf(bodyOf(await owner.client.get("/api/customer/users"), 200).items);
     expect((await owner.client.post(`/api/customer/users/${me.id}/resend-invite`)).body).toEqual({ detail: "cannot_reset_owner" });
     expect((await owner.client.post(`/api/customer/users/${crypto.randomUUID()}/resend-invite`)).status).toBe(404);
   });
@@ -161,12 +171,12 @@ describe("temporary passwords are one-time codes (issue 20, finding 17)", () => 
     expect(mail).toMatch(/one sign-in within 72 hours/);
     const temporary = temporaryPasswordFor(mail);
     const first = await login(email, temporary);
-    expect(first.status).toBe(200);
+    expectStatus(first, 200);
     // Whoever reads the stored mail later cannot use it.
     expect((await login(email, temporary)).status).toBe(401);
     // The session it opened still chooses the password with it.
     const password = newPassword();
-    const changed = await as({ token: first.body.access_token }).post("/api/auth/change-password", {
+    const changed = await as({ token: signedIn(first).access_token }).post("/api/auth/change-password", {
       current_password: temporary,
       new_password: password,
     });
@@ -187,7 +197,7 @@ describe("temporary passwords are one-time codes (issue 20, finding 17)", () => 
   it("expires after 72 hours unused; a resend gives a fresh one", async () => {
     const owner = await createAccount();
     const email = uniqueEmail("stale");
-    const { user } = (await owner.client.post("/api/customer/users", { email })).body;
+    const { user } = bodyOf(await owner.client.post("/api/customer/users", { email }), 201);
     const temporary = temporaryPasswordFor(await latestMailTo(email));
     await env.DB.prepare("UPDATE users SET temporary_password_expires_at = ? WHERE id = ?")
       .bind(new Date(Date.now() - 1000).toISOString(), user.id)

@@ -8,7 +8,7 @@ import { testAlertRule } from "../../../worker/services/alerts/rules.ts";
 import { deliveryServices } from "../fixtures/delivery.ts";
 import { createAccount, latestMailTo, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { verdictEvent } from "../fixtures/verdict.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const addRule = async (owner: Session, body: Record<string, unknown> = {}) => {
   const res = await owner.client.post("/api/customer/alert-rules", { name: "NOC", ...body });
@@ -72,13 +72,15 @@ describe("alert rules", () => {
       msg: "the rule needs at least one delivery: email or a connected channel",
     });
     const quality = await owner.client.post("/api/customer/alert-rules", { name: "x", trigger: "quality" });
-    expect(quality.body.detail[0].loc).toEqual(["body", "max_mos"]);
+    expectStatus(quality, 422);
+    expect(issuesOf(quality.body)[0]?.loc).toEqual(["body", "max_mos"]);
     const foreign = await addChannel(await createAccount());
     const theirs = await owner.client.post("/api/customer/alert-rules", { name: "x", channel_ids: [foreign.id] });
     expectStatus(theirs, 422);
-    expect(theirs.body.detail[0].loc).toEqual(["body", "channel_ids"]);
+    expect(issuesOf(theirs.body)[0]?.loc).toEqual(["body", "channel_ids"]);
     const bad = await owner.client.post("/api/customer/alert-rules", { name: "x", recipients: ["not-an-address"], min_probability: -1 });
-    expect(bad.body.detail.map((d: any) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.recipients.0", "body.min_probability"]));
+    expectStatus(bad, 422);
+    expect(issuesOf(bad.body).map((d) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.recipients.0", "body.min_probability"]));
     expect(await rulesStored(owner)).toBe(0);
   });
 
@@ -423,7 +425,7 @@ describe("alert channels (our extension)", () => {
     ]) {
       const res = await owner.client.post("/api/customer/alert-channels", { kind: "webhook", url });
       expectStatus(res, 422, url);
-      expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
+      expect(issuesOf(res.body)[0]?.loc, url).toEqual(["body", "url"]);
     }
     expect((await owner.client.get("/api/customer/alert-channels")).body).toEqual([]);
   });

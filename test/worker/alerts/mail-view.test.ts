@@ -6,7 +6,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../../worker/index.ts";
-import { as, expectStatus, request } from "../fixtures/client.ts";
+import { as, bodyOf, expectStatus, request } from "../fixtures/client.ts";
 import { createAccount, newPassword, signIn, testServices, uniqueEmail } from "../fixtures/factory.ts";
 
 const localBindings = { ...env, LOCAL_MAIL_VIEW: "true" };
@@ -59,7 +59,7 @@ describe("local mail view", () => {
     const password = newPassword();
     expect((await member.post("/api/auth/change-password", { current_password: temporary, new_password: password })).status).toBe(204);
     const fresh = as({ token: await signIn(email, password) });
-    expect((await fresh.get("/api/auth/me")).body.must_change_password).toBe(false);
+    expect(bodyOf(await fresh.get("/api/auth/me"), 200).must_change_password).toBe(false);
     expect((await fresh.get("/api/customer/users")).status).toBe(200);
   });
 

@@ -10,7 +10,7 @@ import type { VerdictEvent } from "../../../worker/services/analysis/verdicts.ts
 import { endedCall, sampleOut, stereoWav, uploadRecording } from "../fixtures/call.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { callRow } from "../fixtures/node-client.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const SCAM = {
   caller: [
@@ -53,7 +53,7 @@ function pipelineServices(transcriber: OpenAiCompatibleTranscriber) {
   return { services, sent, verdicts };
 }
 
-const ledgerOf = async (owner: Session) => (await owner.client.get("/api/customer/ledger")).body.items as any[];
+const ledgerOf = async (owner: Session) => bodyOf(await owner.client.get("/api/customer/ledger"), 200).items as any[];
 
 /** A recorded call that the sampling left out, so nothing runs until the test says so. */
 async function recordedCall(owner?: Session, seconds = 20) {
@@ -70,12 +70,12 @@ describe("a recorded call the sampling selects", () => {
     await uploadRecording(callId, stereoWav(12, { caller: "talk", callee: "talk" }));
     await vi.waitFor(
       async () => {
-        const call = (await owner.client.get(`/api/calls/${callId}`)).body;
+        const call = bodyOf(await owner.client.get(`/api/calls/${callId}`), 200);
         expect(call.analysis_status).toBe("done");
       },
       { timeout: 20_000, interval: 250 },
     );
-    const call = (await owner.client.get(`/api/calls/${callId}`)).body;
+    const call = bodyOf(await owner.client.get(`/api/calls/${callId}`), 200);
     expect(call.analysis).toMatchObject({ recommendation: expect.stringMatching(/^(block|review|allow)$/) });
     // Transcription is off in the tests' Worker: the verdict rests on the call's facts.
     expect(call.transcript_status).toBe("skipped");
@@ -117,7 +117,7 @@ describe("a job", () => {
 
     expect(await runAnalysisJob(services, queued.job_id)).toEqual({ outcome: "done" });
     expect(requests.sort()).toEqual(["verbose_json:callee.wav", "verbose_json:caller.wav"]);
-    const transcript = (await owner.client.get(`/api/calls/${callId}`)).body;
+    const transcript = bodyOf(await owner.client.get(`/api/calls/${callId}`), 200);
     expect(transcript).toMatchObject({ transcript_status: "done", analysis_status: "done", processing_error: null });
     const stored = await env.DB.prepare("SELECT text, segments FROM transcripts WHERE call_id = ?").bind(callId).first<any>();
     const segments = JSON.parse(stored.segments);
@@ -201,7 +201,7 @@ describe("route alerts", () => {
     const { job_id } = await analyseOnDemand(services, await principalOf(owner), callId);
     await runAnalysisJob(services, job_id);
     expect(verdicts[0]!.routeAlert).toMatchObject({ kind: "no_live_party" });
-    expect((await owner.client.get(`/api/calls/${callId}`)).body.has_route_alert).toBe(true);
+    expect(bodyOf(await owner.client.get(`/api/calls/${callId}`), 200).has_route_alert).toBe(true);
   });
 });
 
@@ -258,11 +258,11 @@ describe("AI tiers of the account", () => {
     expect(before.filter((t) => t.current).map((t) => t.mode)).toEqual(["power"]);
     const set = await owner.client.put("/api/customer/ai-mode", { mode: "lite" });
     expect(set).toMatchObject({ status: 200, body: { mode: "lite", current: true, analysis_fee_per_call: 0.005 } });
-    expect((await owner.client.get("/api/auth/me")).body.ai_mode).toBe("lite");
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).ai_mode).toBe("lite");
     const bad = await owner.client.put("/api/customer/ai-mode", { mode: "gpt-9" });
     expectStatus(bad, 422);
-    expect(bad.body.detail[0].loc).toEqual(["body", "mode"]);
-    expect((await owner.client.get("/api/auth/me")).body.ai_mode).toBe("lite");
+    expect(issuesOf(bad.body)[0]?.loc).toEqual(["body", "mode"]);
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).ai_mode).toBe("lite");
   });
 
   it("a later tier change leaves a running call's tier alone", async () => {

@@ -7,7 +7,7 @@ import { JOBS } from "../../../worker/cron/index.ts";
 import { issueInvoices } from "../../../worker/services/billing/invoices.ts";
 import { pdfText } from "../../shared/pdf-text.ts";
 import { exports } from "cloudflare:workers";
-import { expectStatus, ORIGIN } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { createAccount, testServices, type Session } from "../fixtures/factory.ts";
 
 /** The first instant of next month (UTC) plus an hour: the tick that invoices this month. */
@@ -60,10 +60,12 @@ async function invoiceOf(owner: Session) {
   const list = await owner.client.get("/api/customer/invoices");
   expectStatus(list, 200);
   expect(list.body.total).toBe(1);
-  return list.body.items[0];
+  const [invoice] = list.body.items;
+  if (!invoice) throw new Error("no invoice listed");
+  return invoice;
 }
 
-const balanceOf = async (owner: Session) => (await owner.client.get("/api/customer/balance")).body.balance as number;
+const balanceOf = async (owner: Session) => bodyOf(await owner.client.get("/api/customer/balance"), 200).balance;
 
 describe("monthly invoices", () => {
   it.each([
@@ -104,9 +106,9 @@ describe("monthly invoices", () => {
       amount_due: 0,
     });
     // The tax is settled from the prepaid balance, once.
-    const tax = invoice.tax as number;
+    const tax = invoice.tax;
     expect(await balanceOf(owner)).toBeCloseTo(before - tax, 6);
-    const entries = (await owner.client.get("/api/customer/ledger?limit=500")).body.items as { type: string; amount: number }[];
+    const entries = bodyOf(await owner.client.get("/api/customer/ledger?limit=500"), 200).items;
     expect(entries.filter((e) => e.type === "tax").map((e) => e.amount)).toEqual(tax > 0 ? [-tax] : []);
     expect((await owner.client.get(`/api/customer/invoices/${invoice.id}`)).body).toEqual(invoice);
   });
@@ -119,10 +121,8 @@ describe("monthly invoices", () => {
     const numbers = await env.DB.prepare("SELECT number FROM invoices ORDER BY number").all<{ number: number }>();
     expect(numbers.results.map((r) => r.number)).toEqual(numbers.results.map((_, i) => i + 1));
     const first = await invoiceOf(owners[0]!);
-    for (const owner of owners) expect((await owner.client.get("/api/customer/invoices")).body.total).toBe(1);
-    const taxEntries = (await owners[0]!.client.get("/api/customer/ledger?limit=500")).body.items.filter(
-      (e: { type: string }) => e.type === "tax",
-    );
+    for (const owner of owners) expect(bodyOf(await owner.client.get("/api/customer/invoices"), 200).total).toBe(1);
+    const taxEntries = bodyOf(await owners[0]!.client.get("/api/customer/ledger?limit=500"), 200).items.filter((e) => e.type === "tax");
     expect(taxEntries).toHaveLength(1);
     // A later change of address leaves the issued invoice as it was.
     await owners[0]!.client.put("/api/customer/billing-address", { country: "US" });
@@ -134,10 +134,10 @@ describe("monthly invoices", () => {
     const late = nextMonth();
     late.setUTCDate(4);
     expect(await issueInvoices(testServices(), late)).toEqual([]);
-    expect((await owner.client.get("/api/customer/invoices")).body.total).toBe(0);
+    expect(bodyOf(await owner.client.get("/api/customer/invoices"), 200).total).toBe(0);
     late.setUTCDate(3);
     await issueInvoices(testServices(), late);
-    expect((await owner.client.get("/api/customer/invoices")).body.total).toBe(1);
+    expect(bodyOf(await owner.client.get("/api/customer/invoices"), 200).total).toBe(1);
   });
 
   it("stays due for the tax the balance cannot cover", async () => {
@@ -161,8 +161,8 @@ describe("monthly invoices", () => {
     expect((await other.client.get(`/api/customer/invoices/${invoice.id}`)).status).toBe(404);
     expect((await other.client.get(`/api/customer/invoices/${invoice.id}/pdf`)).status).toBe(404);
     // The other account has its own invoice (its welcome credit), and only that.
-    const theirs = (await other.client.get("/api/customer/invoices")).body;
-    expect(theirs.items.map((i: { id: string }) => i.id)).not.toContain(invoice.id);
+    const theirs = bodyOf(await other.client.get("/api/customer/invoices"), 200);
+    expect(theirs.items.map((i) => i.id)).not.toContain(invoice.id);
     expect(theirs).toMatchObject({ total: 1, items: [{ lines: [], subtotal: 0, total: 0, credits: [{ kind: "credit", amount: 5 }] }] });
   });
 });

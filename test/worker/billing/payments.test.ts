@@ -5,16 +5,16 @@ import { env } from "cloudflare:test";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { checkout } from "../../../worker/services/billing/payments.ts";
-import { expectStatus, request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 
 const SECRET = (env as unknown as { STRIPE_WEBHOOK_SECRET: string }).STRIPE_WEBHOOK_SECRET;
 const cryptoProvider = Stripe.createSubtleCryptoProvider();
 const LOOPBACK = { "CF-Connecting-IP": "127.0.0.1" };
 
-const balanceOf = async (owner: Session) => (await owner.client.get("/api/customer/balance")).body.balance as number;
+const balanceOf = async (owner: Session) => bodyOf(await owner.client.get("/api/customer/balance"), 200).balance as number;
 const topups = async (owner: Session) =>
-  ((await owner.client.get("/api/customer/ledger?limit=500")).body.items as { type: string; amount: number }[]).filter(
+  (bodyOf(await owner.client.get("/api/customer/ledger?limit=500"), 200).items as { type: string; amount: number }[]).filter(
     (e) => e.type === "topup",
   );
 
@@ -58,7 +58,7 @@ describe("POST /api/customer/payments/checkout", () => {
     for (const amount of [9.99, "5", 10.001, "ten", -20]) {
       const res = await owner.client.post("/api/customer/payments/checkout", { amount });
       expectStatus(res, 422, String(amount));
-      expect(res.body.detail[0].loc).toEqual(["body", "amount"]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "amount"]);
     }
   });
 
@@ -101,12 +101,12 @@ describe("POST /api/customer/payments/checkout", () => {
 describe("POST /api/webhooks/payments", () => {
   it("credits once when the same event arrives three times, and once more events of the same session arrive", async () => {
     const owner = await createAccount();
-    const { session_id } = (await owner.client.post("/api/customer/payments/checkout", { amount: 100 })).body;
+    const { session_id } = bodyOf(await owner.client.post("/api/customer/payments/checkout", { amount: 100 }), 200);
     const payload = completed(session_id, 10_000);
     const replies = [];
     for (let i = 0; i < 3; i++) replies.push(await deliver(payload));
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(replies.map((r) => r.body.duplicate)).toEqual([false, true, true]);
+    expect(replies.map((r) => bodyOf(r, 200).duplicate)).toEqual([false, true, true]);
     // Another event for the same paid session (Stripe may send async_payment_succeeded too), delivered twice at once.
     const other = completed(session_id, 10_000).replace("checkout.session.completed", "checkout.session.async_payment_succeeded");
     await Promise.all([deliver(other), deliver(other)]);
@@ -116,7 +116,7 @@ describe("POST /api/webhooks/payments", () => {
 
   it("credits in whatever order the events come: an unrelated event first, the completion last", async () => {
     const owner = await createAccount();
-    const { session_id } = (await owner.client.post("/api/customer/payments/checkout", { amount: 25 })).body;
+    const { session_id } = bodyOf(await owner.client.post("/api/customer/payments/checkout", { amount: 25 }), 200);
     const expired = JSON.stringify({
       id: "evt_x1" + crypto.randomUUID(),
       object: "event",
@@ -130,7 +130,7 @@ describe("POST /api/webhooks/payments", () => {
 
   it("answers 400 on a bad, missing or stale signature and credits nothing", async () => {
     const owner = await createAccount();
-    const { session_id } = (await owner.client.post("/api/customer/payments/checkout", { amount: 25 })).body;
+    const { session_id } = bodyOf(await owner.client.post("/api/customer/payments/checkout", { amount: 25 }), 200);
     const payload = completed(session_id, 2_500);
     const bad = [
       await deliver(payload, { secret: "whsec_not_the_secret_at_all" }),
@@ -169,7 +169,7 @@ describe("POST /api/customer/payments/subscribe", () => {
     expect((await request("POST", `${new URL(session.body.url).pathname}/pay`, { headers: LOOPBACK })).status).toBe(200);
     const me = (await owner.client.get("/api/auth/me")).body;
     expect(me).toMatchObject({ plan_code: "starter", ports: 10, balance: 5 });
-    const entries = (await owner.client.get("/api/customer/ledger")).body.items.map((e: { type: string; amount: number }) => [
+    const entries = bodyOf(await owner.client.get("/api/customer/ledger"), 200).items.map((e: { type: string; amount: number }) => [
       e.type,
       e.amount,
     ]);

@@ -13,7 +13,7 @@ import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { BOOT_ID, callRow, node, NODE_ID } from "../fixtures/node-client.ts";
 import { admitted, answered, ended, eventually, fundedLedger, ONE_SLICE, sipNode } from "../fixtures/ledger.ts";
 import { connectNode, untilSent, type FakeNode } from "../fixtures/test-call.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus } from "../fixtures/client.ts";
 
 const nodes: FakeNode[] = [];
 
@@ -54,7 +54,7 @@ async function answeredTestCall(owner: Session, nodeName: string) {
   await addDestination(owner, { is_default: true, host: "default.sbc.test" });
   const fake = await connectNode(nodeName);
   nodes.push(fake);
-  const { body: created } = await owner.client.post("/api/customer/test-calls", { number: "+14155550161", seconds: 20 });
+  const created = bodyOf(await owner.client.post("/api/customer/test-calls", { number: "+14155550161", seconds: 20 }), 202);
   await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === created.id);
   holdRecords();
   const admit = await node.post("/calls/admit", {
@@ -71,7 +71,7 @@ async function answeredTestCall(owner: Session, nodeName: string) {
   const call = { callId: admit.body.call_id as string, customerId: owner.account.id as string };
   await report(call, 1, { type: "answered", at: at(1_000), codec: "PCMA" });
   await progress(created.id, { status: "answered", call_id: call.callId, answered: true, sip_code: 200 });
-  return { testCallId: created.id as string, sipCallId: created.sip_call_id as string, ...call };
+  return { testCallId: created.id, sipCallId: created.sip_call_id, ...call };
 }
 
 describe("a call the ledger holds and D1 does not have yet", () => {
@@ -112,7 +112,7 @@ describe("a call the ledger holds and D1 does not have yet", () => {
     const opened = await owner.client.post("/api/cases", { title: "Test call", call_id: callId });
     expectStatus(opened, 201);
     expect(opened.body).toMatchObject({ call_id: callId });
-    expect((await owner.client.get(`/api/cases/prefill?call_id=${callId}`)).body.existing_case_id).toBe(opened.body.id);
+    expect(bodyOf(await owner.client.get(`/api/cases/prefill?call_id=${callId}`), 200).existing_case_id).toBe(opened.body.id);
 
     // Analysis on demand finds the call and says why it cannot run yet (nothing recorded), never 404.
     const analyse = await owner.client.post(`/api/calls/${callId}/analyze`, {});
@@ -132,6 +132,7 @@ describe("a call the ledger holds and D1 does not have yet", () => {
     const later = await eventually(
       async () => {
         const res = await owner.client.get(`/api/calls/${callId}`);
+        expectStatus(res, 200);
         return res.body.codec === "PCMA" ? res.body : null;
       },
       8_000,
@@ -165,7 +166,7 @@ describe("a call the ledger holds and D1 does not have yet", () => {
     // The node posts done before its batched report of the call's end reaches the ledger.
     expect(await progress(testCallId, { status: "done", talk_seconds: 20, ended_by: "platform" })).toEqual({ status: "done" });
     expect((await owner.client.get(`/api/customer/test-calls/${testCallId}`)).body).toMatchObject({ status: "answered", call_id: callId });
-    expect((await owner.client.get("/api/customer/test-calls")).body[0]).toMatchObject({ id: testCallId, status: "answered" });
+    expect(bodyOf(await owner.client.get("/api/customer/test-calls"), 200)[0]).toMatchObject({ id: testCallId, status: "answered" });
     expect((await owner.client.get(`/api/calls/${callId}`)).body).toMatchObject({ status: "active", ended_at: null });
 
     // The end reaches the ledger; D1 still has nothing from the queue.

@@ -5,7 +5,7 @@ import { exports } from "cloudflare:workers";
 import { unzipSync } from "fflate";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { expectStatus, ORIGIN } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
@@ -164,12 +164,13 @@ describe("PUT /internal/calls/{call_id}/media/{name}", () => {
       .bind(...columns.map((c) => row[c]))
       .run();
     const deadline = Date.now() + 10_000;
-    let call = await owner.client.get(`/api/calls/${callId}`);
-    while (!call.body.recording_available && Date.now() < deadline) {
+    const read = async () => bodyOf(await owner.client.get(`/api/calls/${callId}`), 200);
+    let call = await read();
+    while (!call.recording_available && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      call = await owner.client.get(`/api/calls/${callId}`);
+      call = await read();
     }
-    expect(call.body).toMatchObject({ recording_available: true, recording_wav_path: key });
+    expect(call).toMatchObject({ recording_available: true, recording_wav_path: key });
   });
 
   it("overwrites on a second upload and lists each capture once", async () => {
@@ -178,6 +179,7 @@ describe("PUT /internal/calls/{call_id}/media/{name}", () => {
     expect((await node.upload(callId, "caller.pcap", again)).status).toBe(200);
     expect((await node.upload(callId, "callee.pcap", pcapFile())).status).toBe(200);
     const call = await owner.client.get(`/api/calls/${callId}`);
+    expectStatus(call, 200);
     expect(call.body.recording_pcap_paths).toEqual([`${prefix}caller.pcap`, `${prefix}callee.pcap`]);
     expect(new Uint8Array(await (await env.MEDIA.get(`${prefix}caller.pcap`))!.arrayBuffer())).toEqual(again);
     expect((await storedKeys(prefix)).sort()).toEqual([`${prefix}callee.pcap`, `${prefix}caller.pcap`, `${prefix}recording.wav`]);
@@ -188,7 +190,7 @@ describe("PUT /internal/calls/{call_id}/media/{name}", () => {
     const uploads = await Promise.all([node.upload(callId, "callee.pcap", pcapFile()), node.upload(callId, "caller.pcap", pcapFile())]);
     expect(uploads.map((u) => u.status)).toEqual([200, 200]);
     const base = `calls/${owner.account.id}/${callId}/`;
-    expect((await owner.client.get(`/api/calls/${callId}`)).body.recording_pcap_paths).toEqual([
+    expect(bodyOf(await owner.client.get(`/api/calls/${callId}`), 200).recording_pcap_paths).toEqual([
       `${base}caller.pcap`,
       `${base}callee.pcap`,
     ]);
@@ -225,7 +227,7 @@ describe("PUT /internal/calls/{call_id}/media/{name}", () => {
     const short = await node.upload(callId, "recording.wav", wavFile(0.01), { "Content-Length": "100000" });
     expect(short.status).toBe(400);
     expect(await storedKeys(prefix)).toEqual([]);
-    expect((await owner.client.get(`/api/calls/${callId}`)).body.recording_available).toBe(false);
+    expect(bodyOf(await owner.client.get(`/api/calls/${callId}`), 200).recording_available).toBe(false);
   });
 });
 
@@ -312,7 +314,7 @@ describe("GET /api/calls/{call_id}/recording-token", () => {
   it("refuses a tampered token, another call's token, an expired one and an access token as t (401)", async () => {
     const a = await recordedCall();
     const b = await recordedCall(a.owner);
-    const link = (await a.owner.client.get(`/api/calls/${a.callId}/recording-token`)).body.url as string;
+    const link = bodyOf(await a.owner.client.get(`/api/calls/${a.callId}/recording-token`), 200).url as string;
     const token = new URL(link).searchParams.get("t")!;
 
     const [header, payload, signature] = token.split(".") as [string, string, string];
@@ -350,7 +352,7 @@ describe("GET /api/calls/{call_id}/recording-token", () => {
 
   it("is not an access token anywhere else", async () => {
     const { owner, callId } = await recordedCall();
-    const token = new URL((await owner.client.get(`/api/calls/${callId}/recording-token`)).body.url).searchParams.get("t")!;
+    const token = new URL(bodyOf(await owner.client.get(`/api/calls/${callId}/recording-token`), 200).url).searchParams.get("t")!;
     expect((await download("/api/auth/me", token)).status).toBe(401);
     expect((await download(`/api/calls/${callId}`, token)).status).toBe(401);
     expect((await download(`/api/calls/${callId}/pcap?t=${token}`)).status).toBe(401);
@@ -424,7 +426,7 @@ describe("tenancy", () => {
     }
     // The stranger's own recording token does not reach across either.
     const own = await recordedCall(stranger);
-    const link = (await stranger.client.get(`/api/calls/${own.callId}/recording-token`)).body.url as string;
+    const link = bodyOf(await stranger.client.get(`/api/calls/${own.callId}/recording-token`), 200).url as string;
     expect((await download(`/api/calls/${callId}/recording?t=${new URL(link).searchParams.get("t")}`)).status).toBe(401);
   });
 });

@@ -9,7 +9,7 @@ import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { SIP_LOG_READ_BYTES } from "../../../worker/services/calls/sip-log.ts";
 import { addSipMessages, insertCall } from "../fixtures/call-record.ts";
-import { expectStatus, ORIGIN } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import { node } from "../fixtures/node-client.ts";
 
@@ -125,7 +125,7 @@ describe("an uploaded sip-log.jsonl", () => {
   it("is what /sip-log answers over the ladder rows: every message, and the text ladder from the raw messages", async () => {
     const owner = await createAccount();
     const call = await callWithLadder(owner);
-    expect((await owner.client.get(`/api/calls/${call.id}/sip-log`)).body.messages).toHaveLength(1);
+    expect(bodyOf(await owner.client.get(`/api/calls/${call.id}/sip-log`), 200).messages).toHaveLength(1);
 
     expect((await node.upload(call.id, "sip-log.jsonl", jsonl(LOG))).status).toBe(200);
     const res = await owner.client.get(`/api/calls/${call.id}/sip-log`);
@@ -168,7 +168,7 @@ describe("an uploaded sip-log.jsonl", () => {
         "Content-Length": "0",
       },
     });
-    expect(res.body.messages[0].headers["Content-Type"]).toBe("application/sdp");
+    expect(res.body.messages[0]?.headers?.["Content-Type"]).toBe("application/sdp");
 
     const text: string = res.body.text;
     expect(text).not.toContain("\r");
@@ -193,11 +193,13 @@ describe("an uploaded sip-log.jsonl", () => {
     const body = new TextEncoder().encode(`${JSON.stringify(LOG[0])}\n\n{"time_stamp": 1}\nnot json\n${JSON.stringify(LOG[1])}\n${cut}`);
     expect((await node.upload(call.id, "sip-log.jsonl", body)).status).toBe(200);
     const res = await owner.client.get(`/api/calls/${call.id}/sip-log`);
+    expectStatus(res, 200);
     expect(res.body.messages.map((m: any) => m.first_line)).toEqual([LOG[0]!.first_line, LOG[1]!.first_line]);
 
     const other = await callWithLadder(owner);
     expect((await node.upload(other.id, "sip-log.jsonl", new TextEncoder().encode("nothing to read\n"))).status).toBe(200);
     const fallback = await owner.client.get(`/api/calls/${other.id}/sip-log`);
+    expectStatus(fallback, 200);
     expect(fallback.body.messages.map((m: any) => m.first_line)).toEqual(["INVITE sip:ladder SIP/2.0"]);
   });
 
@@ -225,7 +227,7 @@ describe("an uploaded sip-log.jsonl", () => {
     expect(res.status).toBe(200);
     const files = unzipSync(res.bytes);
     expect(Object.keys(files)).toEqual(["call.json", "sip-log.json", "sip-log.txt", "sip-log.jsonl", "manifest.json"]);
-    const sipLog = (await owner.client.get(`/api/calls/${call.id}/sip-log`)).body;
+    const sipLog = bodyOf(await owner.client.get(`/api/calls/${call.id}/sip-log`), 200);
     expect(JSON.parse(new TextDecoder().decode(files["sip-log.json"]))).toEqual(sipLog);
     expect(sipLog.messages).toHaveLength(LOG.length);
     expect(new TextDecoder().decode(files["sip-log.txt"])).toBe(sipLog.text);
@@ -245,7 +247,7 @@ describe("an uploaded sip-log.jsonl", () => {
     const stranger = await createAccount();
     const call = await callWithLadder(owner);
     expect((await node.upload(call.id, "sip-log.jsonl", jsonl(LOG))).status).toBe(200);
-    expect((await owner.client.get(`/api/calls/${call.id}/sip-log`)).body.messages).toHaveLength(LOG.length);
+    expect(bodyOf(await owner.client.get(`/api/calls/${call.id}/sip-log`), 200).messages).toHaveLength(LOG.length);
     for (const path of [`/api/calls/${call.id}/sip-log`, `/api/calls/${call.id}/export`]) {
       const res = await stranger.client.get(path);
       expectStatus(res, 404, path);

@@ -208,8 +208,9 @@ describe("GET /api/calls/{id}/inspect", () => {
     // The next poll: what the node has recorded since.
     ladder.push(answered);
     const second = await owner.client.get(`/api/calls/${call.id}/inspect`);
+    expectStatus(second, 200);
     expect(seen).toHaveLength(2);
-    expect(second.body.ladder.map((m: { status: string | null }) => m.status)).toEqual([null, "180 Ringing", "200 OK"]);
+    expect(second.body.ladder.map((m) => m.status)).toEqual([null, "180 Ringing", "200 OK"]);
     expect(second.body.ladder[2]).toEqual({ ...answered, headers: null });
 
     // A ladder that does not parse leaves the recorded one (none yet) and the media as the node said.

@@ -3,15 +3,16 @@
 import { describe, expect, it } from "vitest";
 import { addTranscript, giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
+import { bodyOf, expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
 
-const list = (owner: Session, query = "") => owner.client.get(`/api/calls${query ? `?${query}` : ""}`);
+const list = (owner: Session, query = "") => owner.client.get(`/api/calls?${query}`);
 
 /** The ids of the page, in order, after asserting 200. */
 async function idsOf(owner: Session, query: string): Promise<string[]> {
   const res = await list(owner, query);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expectStatus(res, 200);
   expect(res.body.total, `total of ?${query}`).toBe(res.body.items.length);
-  return res.body.items.map((c: { id: string }) => c.id);
+  return res.body.items.map((c) => c.id);
 }
 
 /** The same set of ids, whatever the order. */
@@ -20,9 +21,10 @@ const sameSet = (found: string[], expected: string[]) => expect([...found].sort(
 /** Asserts a 422 whose first issue names the query parameter. */
 async function refused(owner: Session, query: string, param: string) {
   const res = await list(owner, query);
-  expect(res.status, `?${query}: ${JSON.stringify(res.body)}`).toBe(422);
-  expect(res.body.detail[0].loc.slice(0, 2), `?${query}`).toEqual(["query", param]);
-  return res.body.detail[0] as { loc: (string | number)[]; msg: string; type: string };
+  expectStatus(res, 422, `?${query}`);
+  const issue = firstOf(issuesOf(res.body), "an issue");
+  expect(issue.loc.slice(0, 2), `?${query}`).toEqual(["query", param]);
+  return issue;
 }
 
 const at = (iso: string, deltaMs: number) => new Date(Date.parse(iso) + deltaMs).toISOString();
@@ -144,7 +146,7 @@ describe("GET /api/calls filters", () => {
     // LIKE's own characters are taken literally; an empty q is no filter.
     expect(await idsOf(owner, "q=%25")).toEqual([]);
     expect(await idsOf(owner, "q=_")).toEqual([]);
-    expect((await list(owner, "q=")).body.total).toBe(5);
+    expect(bodyOf(await list(owner, "q="), 200).total).toBe(5);
     await refused(owner, `q=${"a".repeat(201)}`, "q");
   });
 
@@ -155,8 +157,8 @@ describe("GET /api/calls filters", () => {
     await addTranscript(owner, said.id, { text: `Caller: Hello, ${phrase}. Thank you.` });
     await insertCall(owner);
     const res = await list(owner, `q=${encodeURIComponent(phrase)}`);
-    expect(res.status).toBe(200);
-    expect(res.body.items.map((c: any) => c.id)).toEqual([said.id]);
+    expectStatus(res, 200);
+    expect(res.body.items.map((c) => c.id)).toEqual([said.id]);
   });
 
   it("category and recommendation; 422 for a value that cannot be one", async () => {
@@ -221,9 +223,10 @@ describe("GET /api/calls filters", () => {
     const owner = await createAccount();
     for (let i = 0; i < 3; i++) await insertCall(owner);
     const page = await list(owner, "limit=2&offset=2");
+    expectStatus(page, 200);
     expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 2 });
     expect(page.body.items).toHaveLength(1);
-    expect((await list(owner)).body.limit).toBe(50);
+    expect(bodyOf(await list(owner), 200).limit).toBe(50);
     await refused(owner, "limit=0", "limit");
     await refused(owner, "limit=501", "limit");
     await refused(owner, "offset=-1", "offset");
@@ -273,8 +276,9 @@ describe("GET /api/calls sort", () => {
     const pages = [];
     for (let offset = 0; offset < 4; offset += 1) {
       const res = await list(owner, `sort=-probability&limit=1&offset=${offset}`);
+      expectStatus(res, 200);
       expect(res.body.total).toBe(4);
-      pages.push(res.body.items[0].id);
+      pages.push(res.body.items[0]?.id);
     }
     expect(pages).toEqual([b, c, a, d]);
     // A filter narrows first; the sort orders what is left.
@@ -298,8 +302,9 @@ describe("GET /api/calls items", () => {
       keywords: ["pin", "card"],
     });
     const res = await list(owner);
-    const item = res.body.items.find((i: { id: string }) => i.id === call.id);
-    expect(item.analysis).toEqual({
+    expectStatus(res, 200);
+    const item = res.body.items.find((i) => i.id === call.id);
+    expect(item?.analysis).toEqual({
       title: "Card services scam",
       probability: 91,
       category: "credit_card_scam",
@@ -308,7 +313,7 @@ describe("GET /api/calls items", () => {
       entity: "Visa",
       keywords: ["pin", "card"],
     });
-    expect(item.has_route_alert).toBe(false);
-    expect(res.body.items.find((i: { id: string }) => i.id === plain.id).analysis).toBeNull();
+    expect(item?.has_route_alert).toBe(false);
+    expect(res.body.items.find((i) => i.id === plain.id)?.analysis).toBeNull();
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const DAY = 86_400_000;
 /** Midnight UTC today, as milliseconds. */
@@ -18,7 +18,7 @@ async function analysedCall(owner: Session, startedAtMs: number, entity: string 
 describe("GET /api/calls/entities and /api/calls/keywords", () => {
   it("are not taken for a call id", async () => {
     const owner = await createAccount();
-    for (const path of ["/api/calls/entities", "/api/calls/keywords"]) {
+    for (const path of ["/api/calls/entities", "/api/calls/keywords"] as const) {
       const res = await owner.client.get(path);
       expectStatus(res, 200, `${path}: ${JSON.stringify(res.body)}`);
       expect(res.body).toEqual([]);
@@ -82,7 +82,7 @@ describe("GET /api/calls/entities and /api/calls/keywords", () => {
 
   it("answer 422 naming days or limit outside their range", async () => {
     const owner = await createAccount();
-    for (const path of ["/api/calls/entities", "/api/calls/keywords"]) {
+    for (const path of ["/api/calls/entities", "/api/calls/keywords"] as const) {
       for (const [query, param] of [
         ["days=0", "days"],
         ["days=366", "days"],
@@ -92,7 +92,7 @@ describe("GET /api/calls/entities and /api/calls/keywords", () => {
       ]) {
         const res = await owner.client.get(`${path}?${query}`);
         expectStatus(res, 422, `${path}?${query}`);
-        expect(res.body.detail[0].loc).toEqual(["query", param]);
+        expect(issuesOf(res.body)[0]?.loc).toEqual(["query", param]);
       }
     }
   });

@@ -1,7 +1,7 @@
 // Spec rules 2 and 9: API keys shown once, stored as hashes, bound to the minting user.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as, expectStatus, request } from "../fixtures/client.ts";
+import { as, bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import { addMember, createAccount, makePlatformAdmin } from "../fixtures/factory.ts";
 
 describe("API keys", () => {
@@ -19,9 +19,10 @@ describe("API keys", () => {
     expect(me.body).toMatchObject({ id: owner.account.id, role: "owner" });
 
     const list = await owner.client.get("/api/auth/api-keys");
+    expectStatus(list, 200);
     expect(list.body).toHaveLength(1);
     expect(list.body[0]).toMatchObject({ id: created.body.id, name: "billing-sync", prefix, revoked_at: null });
-    expect(list.body[0].last_used_at).not.toBeNull();
+    expect(list.body[0]?.last_used_at).toEqual(expect.any(String));
     expect(JSON.stringify(list.body)).not.toContain(key.slice(prefix.length));
 
     const stored = await env.DB.prepare("SELECT key_hash FROM api_keys WHERE id = ?").bind(created.body.id).first<{ key_hash: string }>();
@@ -30,11 +31,11 @@ describe("API keys", () => {
 
   it("stops working when revoked; revoking twice is harmless", async () => {
     const owner = await createAccount();
-    const { id, key } = (await owner.client.post("/api/auth/api-keys", { name: "temp" })).body;
+    const { id, key } = bodyOf(await owner.client.post("/api/auth/api-keys", { name: "temp" }), 201);
     expect((await owner.client.delete(`/api/auth/api-keys/${id}`)).status).toBe(204);
     expect((await as({ apiKey: key }).get("/api/auth/me")).status).toBe(401);
     expect((await owner.client.delete(`/api/auth/api-keys/${id}`)).status).toBe(204);
-    expect((await owner.client.get("/api/auth/api-keys")).body[0].revoked_at).not.toBeNull();
+    expect(bodyOf(await owner.client.get("/api/auth/api-keys"), 200)[0]?.revoked_at).toEqual(expect.any(String));
   });
 
   it("acts with the minting user's role and dies with the user's deactivation", async () => {
@@ -42,10 +43,10 @@ describe("API keys", () => {
     const member = await addMember(owner);
     // A member cannot mint; the owner mints one while the member is promoted? No: keys are bound
     // to their minter, so mint as owner, then check a member-bound key via the database binding.
-    const { key, id } = (await owner.client.post("/api/auth/api-keys", { name: "member-bound" })).body;
+    const { key, id } = bodyOf(await owner.client.post("/api/auth/api-keys", { name: "member-bound" }), 201);
     await env.DB.prepare("UPDATE api_keys SET user_id = ? WHERE id = ?").bind(member.userId, id).run();
     const asMember = as({ apiKey: key });
-    expect((await asMember.get("/api/auth/me")).body.role).toBe("member");
+    expect(bodyOf(await asMember.get("/api/auth/me"), 200).role).toBe("member");
     expect((await asMember.post("/api/auth/api-keys", { name: "escalate" })).body).toEqual({ detail: "owner_required" });
     await owner.client.patch(`/api/customer/users/${member.userId}`, { is_active: false });
     expect((await asMember.get("/api/auth/me")).status).toBe(401);
@@ -54,7 +55,7 @@ describe("API keys", () => {
   it("is owner-only: a member gets 403 owner_required for minting and revoking", async () => {
     const owner = await createAccount();
     const member = await addMember(owner);
-    const { id } = (await owner.client.post("/api/auth/api-keys", { name: "ops" })).body;
+    const { id } = bodyOf(await owner.client.post("/api/auth/api-keys", { name: "ops" }), 201);
     const mint = await member.client.post("/api/auth/api-keys", { name: "mine" });
     expectStatus(mint, 403);
     expect(mint.body).toEqual({ detail: "owner_required" });
@@ -67,8 +68,9 @@ describe("API keys", () => {
     const admin = await createAccount();
     await makePlatformAdmin(admin);
     const customer = await createAccount();
-    const { id } = (await customer.client.post("/api/auth/api-keys", { name: "theirs" })).body;
+    const { id } = bodyOf(await customer.client.post("/api/auth/api-keys", { name: "theirs" }), 201);
     const imp = await admin.client.post("/api/admin/impersonate", { customer_id: customer.account.id });
+    expectStatus(imp, 200);
     const acting = as({ token: imp.body.access_token });
     const mint = await acting.post("/api/auth/api-keys", { name: "admin-made" });
     expectStatus(mint, 403);
@@ -79,7 +81,7 @@ describe("API keys", () => {
   it("answers 404 for another account's key and for a key that never was", async () => {
     const a = await createAccount();
     const b = await createAccount();
-    const { id, key } = (await a.client.post("/api/auth/api-keys", { name: "a" })).body;
+    const { id, key } = bodyOf(await a.client.post("/api/auth/api-keys", { name: "a" }), 201);
     expect((await b.client.delete(`/api/auth/api-keys/${id}`)).status).toBe(404);
     expect((await b.client.delete(`/api/auth/api-keys/${crypto.randomUUID()}`)).body).toEqual({ detail: "API key not found" });
     expect((await as({ apiKey: key }).get("/api/auth/me")).status).toBe(200);
@@ -91,6 +93,6 @@ describe("API keys", () => {
     const owner = await createAccount();
     const res = await owner.client.post("/api/auth/api-keys", {});
     expectStatus(res, 422);
-    expect(res.body.detail[0].loc).toEqual(["body", "name"]);
+    expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "name"]);
   });
 });

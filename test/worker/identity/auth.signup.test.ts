@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { as, expectStatus, request } from "../fixtures/client.ts";
-import { createAccount, newPassword, signIn, uniqueEmail } from "../fixtures/factory.ts";
+import { as, expectStatus, issuesOf, request } from "../fixtures/client.ts";
+import { createAccount, newPassword, signedIn, signIn, uniqueEmail } from "../fixtures/factory.ts";
 
 describe("POST /api/auth/signup", () => {
   it("opens an account on pay-as-you-go with US$5 of credit and a pilot", async () => {
@@ -24,6 +24,7 @@ describe("POST /api/auth/signup", () => {
     });
     expect(account.pilot).toMatchObject({ active: true, days_left: 14, minutes_limit: 300, minutes_used: 0, exhausted: false });
     const ledger = await as({ token }).get("/api/customer/ledger");
+    expectStatus(ledger, 200);
     expect(ledger.body.items).toEqual([
       expect.objectContaining({ type: "credit", amount: 5, balance_after: 5, description: "Welcome credit", waived_amount: 0 }),
     ]);
@@ -63,7 +64,7 @@ describe("POST /api/auth/signup", () => {
   it("accepts no account when the e-mail is not an address", async () => {
     const res = await request("POST", "/api/auth/signup", { body: { email: "not-an-email", password: newPassword() } });
     expectStatus(res, 422);
-    expect(res.body.detail[0].loc).toEqual(["body", "email"]);
+    expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "email"]);
   });
 });
 
@@ -77,7 +78,7 @@ describe("POST /api/auth/login and GET /api/auth/me", () => {
       expires_in: 900,
       customer: { id: owner.account.id, email: owner.email, role: "owner", status: "active" },
     });
-    const me = await as({ token: login.body.access_token }).get("/api/auth/me");
+    const me = await as({ token: signedIn(login).access_token }).get("/api/auth/me");
     expectStatus(me, 200);
     expect(me.body).toMatchObject({ id: owner.account.id, balance: 5, role: "owner" });
   });

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { newApp } from "../../../worker/app.ts";
 import { loadConfig } from "../../../worker/env.ts";
 import { checkPassword } from "../../../worker/services/identity/auth.ts";
-import { as, expectStatus, request } from "../fixtures/client.ts";
+import { as, bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import {
   addMember,
   createAccount,
@@ -22,7 +22,7 @@ describe("secrets", () => {
     const owner = await createAccount();
     const member = await addMember(owner);
     const browser = await signInBrowser(owner.email, owner.password);
-    const key = (await owner.client.post("/api/auth/api-keys", { name: "k" })).body.key as string;
+    const key = bodyOf(await owner.client.post("/api/auth/api-keys", { name: "k" }), 201).key as string;
     const hashes = (
       await env.DB.prepare("SELECT password_hash FROM users WHERE customer_id = ?").bind(owner.account.id).all<{
         password_hash: string;
@@ -52,7 +52,7 @@ describe("tenancy", () => {
     const a = await createAccount();
     const b = await createAccount();
     const memberOfB = await addMember(b);
-    const keyOfB = (await b.client.post("/api/auth/api-keys", { name: "b" })).body.id;
+    const keyOfB = bodyOf(await b.client.post("/api/auth/api-keys", { name: "b" }), 201).id;
     for (const res of [
       await a.client.patch(`/api/customer/users/${memberOfB.userId}`, { name: "hijack" }),
       await a.client.post(`/api/customer/users/${memberOfB.userId}/resend-invite`),
@@ -61,18 +61,18 @@ describe("tenancy", () => {
     ]) {
       expect(res.status).toBe(404);
     }
-    expect((await b.client.get("/api/customer/users")).body.items[1].name).toBe("Member");
-    expect((await b.client.get("/api/auth/api-keys")).body[0].revoked_at).toBeNull();
+    expect(bodyOf(await b.client.get("/api/customer/users"), 200).items[1]?.name).toBe("Member");
+    expect(bodyOf(await b.client.get("/api/auth/api-keys"), 200)[0]?.revoked_at).toBeNull();
   });
 
   it("shows each account only its own users, keys and ledger", async () => {
     const a = await createAccount();
     const b = await createAccount();
     await b.client.post("/api/auth/api-keys", { name: "b-only" });
-    expect((await a.client.get("/api/customer/users")).body.items.map((u: any) => u.email)).toEqual([a.email]);
+    expect(bodyOf(await a.client.get("/api/customer/users"), 200).items.map((u) => u.email)).toEqual([a.email]);
     expect((await a.client.get("/api/auth/api-keys")).body).toEqual([]);
-    expect((await a.client.get("/api/customer/ledger")).body.total).toBe(1);
-    expect((await as({ token: a.token }).get("/api/auth/me")).body.id).toBe(a.account.id);
+    expect(bodyOf(await a.client.get("/api/customer/ledger"), 200).total).toBe(1);
+    expect(bodyOf(await as({ token: a.token }).get("/api/auth/me"), 200).id).toBe(a.account.id);
   });
 });
 
@@ -81,7 +81,8 @@ describe("credential management (issue 20, finding 5)", () => {
     const owner = await createAccount();
     const member = await addMember(owner);
     const minted = await owner.client.post("/api/auth/api-keys", { name: "script" });
-    const script = as({ apiKey: minted.body.key as string });
+    expectStatus(minted, 201);
+    const script = as({ apiKey: minted.body.key });
     for (const res of [
       await script.post("/api/auth/api-keys", { name: "more" }),
       await script.delete(`/api/auth/api-keys/${minted.body.id}`),
@@ -95,9 +96,9 @@ describe("credential management (issue 20, finding 5)", () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: "portal_session_required" });
     }
-    const keys = (await owner.client.get("/api/auth/api-keys")).body;
-    expect(keys.map((k: any) => [k.name, k.revoked_at])).toEqual([["script", null]]);
-    expect((await owner.client.get("/api/customer/users")).body.items).toHaveLength(2);
+    const keys = bodyOf(await owner.client.get("/api/auth/api-keys"), 200);
+    expect(keys.map((k) => [k.name, k.revoked_at])).toEqual([["script", null]]);
+    expect(bodyOf(await owner.client.get("/api/customer/users"), 200).items).toHaveLength(2);
     expect((await member.client.get("/api/auth/me")).status).toBe(200);
     // What a script is for still works with it.
     expect((await script.get("/api/customer/users")).status).toBe(200);
@@ -125,7 +126,7 @@ describe("impersonation (issue 20, finding 6)", () => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ detail: "impersonation_forbidden" });
     }
-    expect((await customer.client.get("/api/customer/users")).body.items).toHaveLength(2);
+    expect(bodyOf(await customer.client.get("/api/customer/users"), 200).items).toHaveLength(2);
     expect((await member.client.get("/api/auth/me")).status).toBe(200);
     expect((await acting.get("/api/customer/users")).status).toBe(200);
   });
@@ -212,7 +213,7 @@ describe("request body limit (issue 20, finding 10)", () => {
       body: { email, password: newPassword(), attribution: { utm_source: big(3000) } },
     });
     expectStatus(res, 422);
-    expect(res.body.detail[0].loc).toEqual(["body", "attribution"]);
+    expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "attribution"]);
     expect(await env.DB.prepare("SELECT id FROM users WHERE email = ?").bind(email).first()).toBeNull();
     expect(
       (await request("POST", "/api/auth/signup", { body: { email, password: newPassword(), attribution: { utm_source: "ad" } } })).status,

@@ -3,11 +3,12 @@
 // audience and grant are checked on every request, and every tool call lands in the audit log.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ORIGIN } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount } from "../fixtures/factory.ts";
 import { connectNode } from "../fixtures/test-call.ts";
 import { apiKeyOf, callFails, callOk, connectorToken, MCP_URL, mcpClient, workerFetch } from "../fixtures/mcp-client.ts";
+import { TestCallSchema } from "../../../worker/resources/test-calls.ts";
 
 const toolCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({
   jsonrpc: "2.0",
@@ -89,7 +90,7 @@ describe("an agent's token", () => {
     expect(JSON.stringify(audit)).not.toContain("digest-secret-1");
     // The password was not taken: a person sets it on the trunk page (issue 29).
     expect(destination).toMatchObject({ has_credential: false, ignored_secrets: ["auth_password"] });
-    expect((await owner.client.get("/api/customer/destinations")).body[0].id).toBe(destination.id);
+    expect(bodyOf(await owner.client.get("/api/customer/destinations"), 200)[0]?.id).toBe(destination.id);
   });
 
   it("is refused when minted for another resource, or once its grant is revoked", async () => {
@@ -115,19 +116,20 @@ describe("test calls an agent asks for", () => {
       const client = await mcpClient({ token: (await connectorToken(owner, ["test_calls"])).token });
       const result = await client.callTool({ name: "place_test_call", arguments: { number: "+14155550123" } });
       expect(result.isError).toBeFalsy();
-      const placed = result.structuredContent as any;
+      const placed = TestCallSchema.parse(result.structuredContent);
       expect(placed).toMatchObject({ status: "awaiting_confirm", number: "+14155550123" });
       expect(placed.confirm_url).toMatch(new RegExp(`/app/test-calls/${placed.id}/confirm$`));
       expect((result.content as any[])[0].text).toContain("nothing rings until");
 
       const seen = await owner.client.get(`/api/customer/test-calls/${placed.id}`);
+      expectStatus(seen, 200);
       expect(seen.body.status).toBe("awaiting_confirm");
       expect((await callOk(client, "get_test_call", { test_call_id: placed.id })).status).toBe("awaiting_confirm");
       expect(node.seen.filter((c) => c.type === "originate")).toEqual([]);
 
       const cancelled = await callOk(client, "cancel_test_call", { test_call_id: placed.id });
       expect(cancelled.status).toBe("cancelled");
-      expect((await owner.client.get(`/api/customer/test-calls/${placed.id}`)).body.status).toBe("cancelled");
+      expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${placed.id}`), 200).status).toBe("cancelled");
       expect(await callOk(client, "list_verified_numbers")).toEqual({ items: [], total: 0, next_cursor: null });
     } finally {
       node.close();
@@ -142,14 +144,16 @@ describe("test calls an agent asks for", () => {
     expect(refused.status).toBe(403);
     expect(refused.headers.get("WWW-Authenticate")).toContain('scope="calls:read test_calls"');
 
-    const mine = await callOk(await mcpClient({ token: (await connectorToken(owner, ["test_calls"])).token }), "place_test_call", {
-      number: "+14155550123",
-    });
+    const mine = TestCallSchema.parse(
+      await callOk(await mcpClient({ token: (await connectorToken(owner, ["test_calls"])).token }), "place_test_call", {
+        number: "+14155550123",
+      }),
+    );
     const stranger = await createAccount();
     const theirs = await mcpClient({ token: (await connectorToken(stranger, ["test_calls"])).token });
     expect(await callFails(theirs, "get_test_call", { test_call_id: mine.id })).toContain("404");
     expect(await callFails(theirs, "cancel_test_call", { test_call_id: mine.id })).toContain("404");
-    expect((await owner.client.get(`/api/customer/test-calls/${mine.id}`)).body.status).toBe("awaiting_confirm");
+    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${mine.id}`), 200).status).toBe("awaiting_confirm");
   });
 });
 

@@ -12,7 +12,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ORIGIN } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import { consent, MCP_RESOURCE, serveClientMetadata, workerFetch } from "../fixtures/oauth.ts";
 
@@ -119,7 +119,7 @@ describe("the MCP SDK client through OAuth", () => {
     expect(tools).toEqual(expect.arrayContaining(["list_calls", "add_destination", "place_test_call"]));
     expect((await callOk(client, "list_calls")).items).toEqual([]);
     const destination = await callOk(client, "add_destination", { host: "sbc.sdk-agent.test" });
-    expect((await owner.client.get("/api/customer/destinations")).body.map((d: { id: string }) => d.id)).toContain(destination.id);
+    expect(bodyOf(await owner.client.get("/api/customer/destinations"), 200).map((d: { id: string }) => d.id)).toContain(destination.id);
     const testCall = await callOk(client, "place_test_call", { number: "+14155550188", destination_id: destination.id });
     expect(testCall.status).toBe("awaiting_confirm");
     expect(testCall.confirm_url).toContain(testCall.id);
@@ -169,6 +169,7 @@ describe("the MCP SDK client through OAuth", () => {
     expect(served.length).toBeGreaterThan(0);
     expect((await callOk(client, "get_started")).account.id).toBe(owner.account.id);
     const agents = await owner.client.get("/api/customer/agents");
+    expectStatus(agents, 200);
     expect(agents.body.items).toEqual([
       expect.objectContaining({ client_id: DOC_URL, client_name: "SDK Document Agent", redirect_host: "127.0.0.1:33418" }),
     ]);

@@ -9,7 +9,7 @@ import { decodeJwt } from "jose";
 import * as oauth from "oauth4webapi";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { grantFor } from "../../../worker/lib/durable-objects.ts";
-import { ORIGIN } from "../fixtures/client.ts";
+import { bodyOf, ORIGIN } from "../fixtures/client.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import {
   authorizationUrl,
@@ -307,7 +307,7 @@ describe("finding 7: a replayed authorization code", () => {
       .bind(owner.account.id)
       .first<{ detail: string }>();
     expect(JSON.parse(audit!.detail)).toMatchObject({ grant_id: grantId, reason: "code_replay" });
-    expect((await owner.client.get("/api/customer/agents")).body.total).toBe(0);
+    expect(bodyOf(await owner.client.get("/api/customer/agents"), 200).total).toBe(0);
   });
 
   it("a code whose first exchange failed (wrong verifier) started no grant: its replay revokes nothing", async () => {

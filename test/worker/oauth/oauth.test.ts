@@ -10,7 +10,7 @@ import { newApp } from "../../../worker/app.ts";
 import { InsufficientScope } from "../../../worker/services/errors.ts";
 import { mintAccessToken, principalFromOAuthToken, requireScopes } from "../../../worker/services/oauth/access.ts";
 import { sweepExpiredCodes } from "../../../worker/services/oauth/codes.ts";
-import { as as withCredential, expectStatus, ORIGIN, request } from "../fixtures/client.ts";
+import { as as withCredential, bodyOf, expectStatus, firstOf, ORIGIN, request } from "../fixtures/client.ts";
 import { addMember, createAccount, nextSecond, signIn, testServices, type Session } from "../fixtures/factory.ts";
 import {
   ALL_SCOPES,
@@ -100,7 +100,7 @@ describe("discovery", () => {
     for (const path of ["/.well-known/oauth-protected-resource", "/api/.well-known/oauth-protected-resource"]) {
       const res = await request("GET", path);
       expectStatus(res, 200);
-      expect(res.body.resource).toBe(MCP_RESOURCE);
+      expect(res.body).toMatchObject({ resource: MCP_RESOURCE });
     }
   });
 });
@@ -561,7 +561,9 @@ describe("revocation", () => {
     nextSecond();
     expect((await owner.client.post("/api/auth/logout-all")).status).toBe(204);
     expect(await principalOfToken(tokens.access_token)).toBeNull();
-    expect((await withCredential({ token: await signIn(owner.email, owner.password) }).get("/api/customer/agents")).body.total).toBe(0);
+    expect(bodyOf(await withCredential({ token: await signIn(owner.email, owner.password) }).get("/api/customer/agents"), 200).total).toBe(
+      0,
+    );
     expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toBe("invalid_grant");
   });
 
@@ -615,7 +617,7 @@ describe("authorised agents in the portal", () => {
     const list = await owner.client.get("/api/customer/agents");
     expectStatus(list, 200);
     expect(list.body.total).toBe(1);
-    const agent = list.body.items[0];
+    const agent = firstOf(list.body.items, "an agent");
     expect(agent).toMatchObject({
       client_id: client.client_id,
       client_name: "Portal Agent",
@@ -623,8 +625,8 @@ describe("authorised agents in the portal", () => {
       scopes: ["calls:read"],
       user_email: owner.email,
     });
-    expect((await member.client.get("/api/customer/agents")).body.total).toBe(0);
-    expect((await stranger.client.get("/api/customer/agents")).body.total).toBe(0);
+    expect(bodyOf(await member.client.get("/api/customer/agents"), 200).total).toBe(0);
+    expect(bodyOf(await stranger.client.get("/api/customer/agents"), 200).total).toBe(0);
 
     expect((await stranger.client.delete(`/api/customer/agents/${agent.grant_id}`)).status).toBe(404);
     expect((await member.client.delete(`/api/customer/agents/${agent.grant_id}`)).status).toBe(404);
@@ -633,7 +635,7 @@ describe("authorised agents in the portal", () => {
     expect((await owner.client.delete(`/api/customer/agents/${agent.grant_id}`)).status).toBe(204);
     expect(await principalOfToken(tokens.access_token)).toBeNull();
     expect(await oauthErrorOf(refresh(as, client, tokens.refresh_token!))).toBe("invalid_grant");
-    expect((await owner.client.get("/api/customer/agents")).body.total).toBe(0);
+    expect(bodyOf(await owner.client.get("/api/customer/agents"), 200).total).toBe(0);
     const audit = await env.DB.prepare("SELECT action FROM audit_log WHERE customer_id = ? AND action LIKE 'oauth.%' ORDER BY created_at")
       .bind(owner.account.id)
       .all<{ action: string }>();

@@ -5,7 +5,7 @@
 // (/dialer) is a fixed shell under a CSP of our origin and the node's WebSocket.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { as, expectStatus, request } from "../fixtures/client.ts";
+import { as, bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { addMember, createAccount, makePlatformAdmin, testServices, type Session } from "../fixtures/factory.ts";
 import { syncAdmissionState } from "../../../worker/services/trunk/admission-state.ts";
@@ -49,7 +49,7 @@ describe("POST /customer/dialer/session", () => {
     const owner = await dialerAccount();
     const before = Date.now();
     const res = await mint(owner);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const { token, expires_at, expires_in, websocket_url, sip_domain } = res.body;
     expect(token.startsWith(`${owner.account.id}.`)).toBe(true);
     expect(expires_in).toBe(180);
@@ -120,7 +120,7 @@ describe("the caller ID", () => {
     }
     const malformed = await owner.client.post("/api/customer/dialer/session", { caller_id: "call me" });
     expectStatus(malformed, 422);
-    expect(malformed.body.detail[0].loc).toEqual(["body", "caller_id"]);
+    expect(issuesOf(malformed.body)[0]?.loc).toEqual(["body", "caller_id"]);
     expect(await sessionRow(owner.account.id)).toBeNull();
 
     const minted = await owner.client.post("/api/customer/dialer/session", { caller_id: "+14155550100" });
@@ -133,7 +133,7 @@ describe("the caller ID", () => {
 
   it("is none without one: the browser's own From is not shown", async () => {
     const owner = await dialerAccount();
-    const { token, caller_id } = (await mint(owner)).body;
+    const { token, caller_id } = bodyOf(await mint(owner), 200);
     expect(caller_id).toBeNull();
     const res = await node.admit({
       src_ip: BROWSER,
@@ -150,7 +150,7 @@ describe("the caller ID", () => {
 describe("a call placed with the token", () => {
   it("is admitted by the token alone (no whitelist), recorded with origin dialer, and charged like any call", async () => {
     const owner = await dialerAccount();
-    const { token } = (await mint(owner)).body;
+    const { token } = bodyOf(await mint(owner), 200);
     const res = await dial(owner.account.id, token);
     expect(res.body).toMatchObject({
       decision: "admit",
@@ -182,23 +182,25 @@ describe("a call placed with the token", () => {
     expect(ended.body.billsec).toBeGreaterThanOrEqual(61);
     expect(ended.body.charged_amount).toBeGreaterThan(0);
     const listed = await owner.client.get("/api/calls?origin=dialer");
+    expectStatus(listed, 200);
     expect(listed.body.items.map((c: any) => c.id)).toEqual([callId]);
     expect(listed.body.items[0]).toMatchObject({ origin: "dialer", hangup_by: "caller" });
   });
 
   it("is single use: the same token again is refused, with no record and no port", async () => {
     const owner = await dialerAccount();
-    const { token } = (await mint(owner)).body;
+    const { token } = bodyOf(await mint(owner), 200);
     const first = await dial(owner.account.id, token);
     expect(first.body.decision).toBe("admit");
     expect((await dial(owner.account.id, token)).body).toEqual(REFUSED);
     const live = await owner.client.get("/api/customer/live-calls");
+    expectStatus(live, 200);
     expect(live.body.items).toHaveLength(1);
   });
 
   it("admits one call of two racing with one token", async () => {
     const owner = await dialerAccount();
-    const { token } = (await mint(owner)).body;
+    const { token } = bodyOf(await mint(owner), 200);
     const answers = await Promise.all([1, 2, 3].map(() => dial(owner.account.id, token)));
     expect(answers.filter((a) => a.body.decision === "admit")).toHaveLength(1);
     expect(answers.filter((a) => a.body.reason === "dialer_token_refused")).toHaveLength(2);
@@ -206,7 +208,7 @@ describe("a call placed with the token", () => {
 
   it("refuses an expired token", async () => {
     const owner = await dialerAccount();
-    const { token } = (await mint(owner)).body;
+    const { token } = bodyOf(await mint(owner), 200);
     await env.DB.prepare("UPDATE dialer_sessions SET expires_at = ? WHERE customer_id = ?")
       .bind(new Date(Date.now() - 1000).toISOString(), owner.account.id)
       .run();
@@ -216,11 +218,12 @@ describe("a call placed with the token", () => {
   it("refuses another account's token named for this account, and leaves it good for its own", async () => {
     const a = await dialerAccount();
     const b = await dialerAccount();
-    const bToken: string = (await mint(b)).body.token;
+    const bToken: string = bodyOf(await mint(b), 200).token;
     const forged = `${a.account.id}.${bToken.split(".")[1]}`;
     expect((await dial(a.account.id, forged)).body).toEqual(REFUSED);
     expect((await dial(a.account.id, bToken)).body).toEqual(REFUSED);
     const calls = await a.client.get("/api/calls");
+    expectStatus(calls, 200);
     expect(calls.body.total).toBe(0);
     expect((await dial(b.account.id, bToken)).body).toMatchObject({ decision: "admit", customer_id: b.account.id });
   });
@@ -229,7 +232,7 @@ describe("a call placed with the token", () => {
     const owner = await dialerAccount();
     expect((await node.admit({ src_ip: BROWSER, dialed: "1415", origin: "dialer", customer_id: owner.account.id })).body).toEqual(REFUSED);
     expect((await dial(owner.account.id, "not-a-token")).body).toEqual(REFUSED);
-    const { token } = (await mint(owner)).body;
+    const { token } = bodyOf(await mint(owner), 200);
     await env.DB.prepare("UPDATE customers SET dialer_enabled = 0 WHERE id = ?").bind(owner.account.id).run();
     expect((await dial(owner.account.id, token)).body).toEqual(REFUSED);
   });
@@ -240,8 +243,8 @@ describe("a call placed with the token", () => {
     await syncAdmissionState(testServices(), owner.account.id);
     // A refused token takes nothing: the one port is still free for the next call.
     expect((await dial(owner.account.id, `${owner.account.id}.${"x".repeat(43)}`)).body).toEqual(REFUSED);
-    expect((await dial(owner.account.id, (await mint(owner)).body.token)).body.decision).toBe("admit");
-    const busy = await dial(owner.account.id, (await mint(owner)).body.token);
+    expect((await dial(owner.account.id, bodyOf(await mint(owner), 200).token)).body.decision).toBe("admit");
+    const busy = await dial(owner.account.id, bodyOf(await mint(owner), 200).token);
     expect(busy.body).toMatchObject({ decision: "reject", sip_code: 503, reason: "no_free_port" });
     expect(await callRow(busy.body.call_id)).toMatchObject({ origin: "dialer", status: "rejected", sip_code: 503 });
   });
@@ -250,10 +253,10 @@ describe("a call placed with the token", () => {
 describe("the cron sweep", () => {
   it("removes tokens that lapsed unspent, and keeps the spent ones (who placed which call) and the live ones", async () => {
     const owner = await dialerAccount();
-    const lapsed = (await mint(owner)).body.token;
-    const spent = (await mint(owner)).body.token;
+    const lapsed = bodyOf(await mint(owner), 200).token;
+    const spent = bodyOf(await mint(owner), 200).token;
     expect((await dial(owner.account.id, spent)).body.decision).toBe("admit");
-    const live = (await mint(owner)).body.token;
+    const live = bodyOf(await mint(owner), 200).token;
     await env.DB.prepare(
       "UPDATE dialer_sessions SET expires_at = ? WHERE customer_id = ? AND used_at IS NULL AND id = (SELECT MIN(id) FROM dialer_sessions WHERE customer_id = ?)",
     )

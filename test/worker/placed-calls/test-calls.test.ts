@@ -4,11 +4,11 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { compactVerify, createLocalJWKSet } from "jose";
-import { as, expectStatus, request } from "../fixtures/client.ts";
+import { as, bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { callRow, node, NODE_ID } from "../fixtures/node-client.ts";
-import { connectNode, uniqueNumber, untilSent, untilStatus, verifyNumber, type FakeNode } from "../fixtures/test-call.ts";
+import { connectNode, placeTestCall, uniqueNumber, untilSent, untilStatus, verifyNumber, type FakeNode } from "../fixtures/test-call.ts";
 import { CreateTestCallSchema } from "../../../worker/resources/test-calls.ts";
 import { createTestCall, sweepTestCalls } from "../../../worker/services/placed-calls/test-calls.ts";
 import type { Principal } from "../../../worker/services/identity/principal.ts";
@@ -99,6 +99,7 @@ describe("POST /api/customer/test-calls", () => {
     const { owner } = await readyAccount();
     await connect("tc-node-silent", () => null);
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550125" });
+    expectStatus(res, 202);
     expect(await untilStatus(owner, res.body.id, "failed")).toMatchObject({ error: "node_timeout" });
   }, 20_000);
 
@@ -191,6 +192,7 @@ describe("POST /api/customer/test-calls", () => {
     });
     // An agent deleted before the node admits the call: refused, nothing reserved.
     const again = await owner.client.post("/api/customer/test-calls", { number, agent_destination_id: agent.id });
+    expectStatus(again, 202);
     await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === again.body.id);
     expect((await owner.client.delete(`/api/customer/destinations/${agent.id}`)).status).toBe(204);
     const refused = await node.admit({
@@ -252,7 +254,7 @@ describe("POST /api/customer/test-calls", () => {
     for (const [body, field] of cases) {
       const res = await owner.client.post("/api/customer/test-calls", body);
       expectStatus(res, 422, JSON.stringify(body));
-      expect(res.body.detail[0].loc, JSON.stringify(body)).toEqual(["body", field]);
+      expect(issuesOf(res.body)[0]?.loc, JSON.stringify(body)).toEqual(["body", field]);
     }
     expect(await testCallRows(owner.account.id)).toEqual([]);
   });
@@ -262,11 +264,14 @@ describe("GET /api/customer/test-calls", () => {
   it("lists newest first and reads one by id; another id is 404 test call not found", async () => {
     const { owner } = await readyAccount();
     const first = await owner.client.post("/api/customer/test-calls", { number: "+14155550131" });
+    expectStatus(first, 202);
     const second = await owner.client.post("/api/customer/test-calls", { number: "+14155550132" });
+    expectStatus(second, 202);
     const list = await owner.client.get("/api/customer/test-calls");
     expectStatus(list, 200);
     expect(list.body.map((t: { id: string }) => t.id)).toEqual([second.body.id, first.body.id]);
     const one = await owner.client.get(`/api/customer/test-calls/${first.body.id}`);
+    expectStatus(one, 200);
     expect(one.body).toMatchObject({ id: first.body.id, number: "+14155550131" });
     const missing = await owner.client.get(`/api/customer/test-calls/${crypto.randomUUID()}`);
     expectStatus(missing, 404);
@@ -278,13 +283,13 @@ describe("a node's progress reports", () => {
   it("moves the test call forward and never back", async () => {
     const { owner } = await readyAccount();
     await connect("tc-node-e");
-    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550141" });
+    const body = await placeTestCall(owner, { number: "+14155550141" });
     await untilStatus(owner, body.id, "dialing");
     expect((await progress(body.id, { status: "ringing", sip_code: 180, sip_reason: "Ringing" })).body).toEqual({ status: "ringing" });
     expect((await progress(body.id, { status: "answered", answered: true, sip_code: 200, sip_reason: "OK" })).status).toBe(200);
     // A late ringing changes nothing.
     expect((await progress(body.id, { status: "ringing", sip_code: 183 })).body).toEqual({ status: "answered" });
-    const answered = (await owner.client.get(`/api/customer/test-calls/${body.id}`)).body;
+    const answered = bodyOf(await owner.client.get(`/api/customer/test-calls/${body.id}`), 200);
     expect(answered).toMatchObject({ status: "answered", answered: true, sip_code: 200, sip_reason: "OK" });
     await progress(body.id, { status: "done", talk_seconds: 30.4, ended_by: "platform" });
     // An end repeated, or another end after it, changes nothing.
@@ -302,7 +307,7 @@ describe("a node's progress reports", () => {
   it("records a failure with its SIP cause (486 busy)", async () => {
     const { owner } = await readyAccount();
     await connect("tc-node-f");
-    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550142" });
+    const body = await placeTestCall(owner, { number: "+14155550142" });
     await untilStatus(owner, body.id, "dialing");
     await progress(body.id, { status: "failed", answered: false, sip_code: 486, sip_reason: "Busy Here", ended_by: "callee" });
     expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body).toMatchObject({
@@ -318,7 +323,7 @@ describe("a node's progress reports", () => {
     expect((await progress(crypto.randomUUID(), { status: "ringing" })).status).toBe(404);
     expect((await progress("not-a-uuid", { status: "ringing" })).status).toBe(404);
     const { owner } = await readyAccount();
-    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550143" });
+    const body = await placeTestCall(owner, { number: "+14155550143" });
     const bad = await progress(body.id, { status: "queued" });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(["body", "status"]);
@@ -339,7 +344,7 @@ describe("admission of a test call (origin test)", () => {
     await env.DB.prepare("UPDATE customers SET pilot_ends_at = ? WHERE id = ?").bind("2020-01-01T00:00:00.000Z", owner.account.id).run();
     await syncAdmissionState(testServices(), owner.account.id);
     const fake = await connect("tc-node-g");
-    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550151", destination_id: route.id, seconds: 20 });
+    const body = await placeTestCall(owner, { number: "+14155550151", destination_id: route.id, seconds: 20 });
     await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === body.id);
     const admit = await node.admit({
       origin: "test",
@@ -367,26 +372,27 @@ describe("admission of a test call (origin test)", () => {
       call_id: callId,
       origin: "test",
     });
-    expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body.call_id).toBe(callId);
+    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${body.id}`), 200).call_id).toBe(callId);
     expect(await callRow(callId)).toMatchObject({ origin: "test", sip_call_id: body.sip_call_id, customer_id: owner.account.id });
 
-    const before = (await owner.client.get("/api/customer/balance")).body.balance;
+    const before = bodyOf(await owner.client.get("/api/customer/balance"), 200).balance;
     const t0 = Date.now();
     const at = (ms: number) => new Date(t0 + ms).toISOString();
     await node.event(callId, { type: "answered", at: at(1_000) });
     const ended = await node.event(callId, { type: "ended", at: at(61_000), answered_at: at(1_000), sip_code: 200, hangup_by: "platform" });
     expect(ended.body).toMatchObject({ status: "completed", billsec: 60 });
     expect(ended.body!.charged_amount).toBeGreaterThan(0);
-    const after = (await owner.client.get("/api/customer/balance")).body.balance;
+    const after = bodyOf(await owner.client.get("/api/customer/balance"), 200).balance;
     expect(after).toBeCloseTo(before - ended.body!.charged_amount, 6);
     const ledger = await owner.client.get("/api/customer/ledger");
-    expect(ledger.body.items.find((e: { call_id: string }) => e.call_id === callId)).toMatchObject({ type: "call" });
+    expectStatus(ledger, 200);
+    expect(ledger.body.items.find((e) => e.call_id === callId)).toMatchObject({ type: "call" });
   });
 
   it("refuses a test call that was cancelled (487), or a Call-ID that is not the test call's (404): nothing rings, no call is recorded", async () => {
     const { owner } = await readyAccount();
     await connect("tc-node-l");
-    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550152" });
+    const body = await placeTestCall(owner, { number: "+14155550152" });
     await untilStatus(owner, body.id, "dialing");
     const wrong = await node.admit({ origin: "test", test_call_id: body.id, sip_call_id: "other@x", src_ip: "127.0.0.1", dialed: "1" });
     expect(wrong.body).toEqual({ decision: "reject", sip_code: 404, reason: "test_call_not_found", call_id: null });
@@ -411,7 +417,7 @@ describe("POST /api/customer/test-calls/{id}/cancel", () => {
   it("cancels a call a node is placing: cancel_test_call reaches that node, and a later end keeps it cancelled", async () => {
     const { owner } = await readyAccount();
     const fake = await connect("tc-node-h");
-    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550161" });
+    const body = await placeTestCall(owner, { number: "+14155550161" });
     await untilStatus(owner, body.id, "dialing");
     await progress(body.id, { status: "ringing", sip_code: 180, node_id: "tc-node-h" });
     const res = await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`);
@@ -423,13 +429,13 @@ describe("POST /api/customer/test-calls/{id}/cancel", () => {
     });
     expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body).toMatchObject({ status: "cancelled", sip_code: 487 });
     // Cancelling again answers it as it is.
-    expect((await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`)).body.status).toBe("cancelled");
+    expect(bodyOf(await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`), 200).status).toBe("cancelled");
   });
 
   it("cancels a queued test call a node admitted before it answered the hub: cancel_test_call reaches that node", async () => {
     const { owner } = await readyAccount();
     const slow = await connect("tc-node-m", () => null);
-    const { body } = await owner.client.post("/api/customer/test-calls", { number: "+14155550162" });
+    const body = await placeTestCall(owner, { number: "+14155550162" });
     await untilSent(slow, (c) => c.type === "originate");
     const admit = await node.admit({
       node_id: "tc-node-m",
@@ -440,8 +446,8 @@ describe("POST /api/customer/test-calls/{id}/cancel", () => {
       dialed: "1",
     });
     expect(admit.body.decision).toBe("admit");
-    expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body.status).toBe("queued");
-    expect((await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`)).body.status).toBe("cancelled");
+    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${body.id}`), 200).status).toBe("queued");
+    expect(bodyOf(await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`), 200).status).toBe("cancelled");
     expect(await untilSent(slow, (c) => c.type === "cancel_test_call")).toEqual({ type: "cancel_test_call", test_call_id: body.id });
   });
 
@@ -464,6 +470,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
 
     // Not from an API key, nor from the agent itself.
     const key = await owner.client.post("/api/auth/api-keys", { name: "script" });
+    expectStatus(key, 201);
     const byKey = await as({ apiKey: key.body.key }).post(`/api/customer/test-calls/${asked.id}/confirm`);
     expectStatus(byKey, 403);
     expect(byKey.body).toEqual({ detail: "portal_session_required" });
@@ -500,7 +507,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
     const res = await owner.client.post(`/api/customer/test-calls/${asked.id}/confirm`);
     expectStatus(res, 422);
     expect(res.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], msg: "caller_id_not_verified" });
-    expect((await owner.client.get(`/api/customer/test-calls/${asked.id}`)).body.status).toBe("awaiting_confirm");
+    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${asked.id}`), 200).status).toBe("awaiting_confirm");
   });
 
   it("is withdrawn by cancel: it never rings, and no call is recorded", async () => {
@@ -521,10 +528,10 @@ describe("a test call asked for by an AI agent (connector token)", () => {
     const asked = await askAsAgent(owner, { number: "+14155550175" });
     const fresh = await askAsAgent(owner, { number: "+14155550176" });
     await sweepTestCalls(testServices(), new Date(Date.parse(asked.confirm_expires_at!) - 1_000));
-    expect((await owner.client.get(`/api/customer/test-calls/${asked.id}`)).body.status).toBe("awaiting_confirm");
+    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${asked.id}`), 200).status).toBe("awaiting_confirm");
     await sweepTestCalls(testServices(), new Date(Date.parse(fresh.confirm_expires_at!) + 1));
-    expect((await owner.client.get(`/api/customer/test-calls/${asked.id}`)).body.status).toBe("expired");
-    expect((await owner.client.get(`/api/customer/test-calls/${fresh.id}`)).body.status).toBe("expired");
+    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${asked.id}`), 200).status).toBe("expired");
+    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${fresh.id}`), 200).status).toBe("expired");
   });
 });
 

@@ -8,7 +8,7 @@ import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, latestMailTo, type Session } from "../fixtures/factory.ts";
 import { node } from "../fixtures/node-client.ts";
 import { connectNode, uniqueNumber, untilSent, verifyNumber, type FakeNode } from "../fixtures/test-call.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
 
 const nodes: FakeNode[] = [];
 const connect = async (nodeId: string) => {
@@ -43,7 +43,7 @@ describe("POST /api/customer/verified-numbers", () => {
     const fake = await connect("vn-node-a");
     const number = uniqueNumber();
     const res = await add(owner, number);
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({
       number,
       label: null,
@@ -52,12 +52,12 @@ describe("POST /api/customer/verified-numbers", () => {
       verification_method: null,
       attempts_left: 5,
     });
-    expect(Date.parse(res.body.code_expires_at) - Date.parse(res.body.created_at)).toBeGreaterThanOrEqual(599_000);
+    expect(Date.parse(res.body.code_expires_at ?? "") - Date.parse(res.body.created_at)).toBeGreaterThanOrEqual(599_000);
 
     const originate = await untilSent(fake, (c) => c.type === "originate" && c.number === number);
     expect(originate).toMatchObject({ speech: "verification_code", caller_id: "+18005550100", seconds: 20 });
     expect(originate.code).toMatch(/^[0-9]{6}$/);
-    const [call] = (await owner.client.get("/api/customer/test-calls")).body;
+    const [call] = bodyOf(await owner.client.get("/api/customer/test-calls"), 200);
     expect(call).toMatchObject({ id: originate.test_call_id, purpose: "verify", speech: "verification_code", destination_id: null });
 
     const [row] = await numberRows(owner.account.id);
@@ -72,6 +72,7 @@ describe("POST /api/customer/verified-numbers", () => {
     const fake = await connect("vn-node-attack");
     const number = uniqueNumber();
     const added = await add(owner, number);
+    expectStatus(added, 201);
     const originate = await untilSent(fake, (c) => c.type === "originate" && c.number === number);
     const admit = await node.post("/calls/admit", {
       node_id: "vn-node-attack",
@@ -83,7 +84,7 @@ describe("POST /api/customer/verified-numbers", () => {
       ani: "+18005550100",
       dialed: number,
     });
-    expect(admit.status, JSON.stringify(admit.body)).toBe(200);
+    expectStatus(admit, 200);
     expect(admit.body).toMatchObject({
       decision: "admit",
       route: "forced",
@@ -106,24 +107,24 @@ describe("POST /api/customer/verified-numbers", () => {
       });
     expect((await progress("answered", { answered: true, sip_code: 200 })).status).toBe(200);
     expect((await progress("done", { answered: true, sip_code: 200, talk_seconds: 24, ended_by: "platform" })).status).toBe(200);
-    const testCall = (await owner.client.get(`/api/customer/test-calls/${originate.test_call_id}`)).body;
+    const testCall = bodyOf(await owner.client.get(`/api/customer/test-calls/${originate.test_call_id}`), 200);
     expect(testCall).toMatchObject({ status: "done", purpose: "verify", call_id: null });
-    expect((await owner.client.get("/api/calls")).body.items).toEqual([]);
+    expect(bodyOf(await owner.client.get("/api/calls"), 200).items).toEqual([]);
     expect((await owner.client.get(`/api/calls/${admit.body.call_id}`)).status).toBe(404);
     expect((await owner.client.get(`/api/calls/${admit.body.call_id}/recording`)).status).toBe(404);
     expect(await env.DB.prepare("SELECT id FROM calls WHERE id = ?").bind(admit.body.call_id).first()).toBeNull();
     // Only the code spoken on that route verifies the number.
-    expect((await verify(owner, added.body.id, originate.code)).body.verified).toBe(true);
+    expect(bodyOf(await verify(owner, added.body.id, originate.code), 200).verified).toBe(true);
   });
 
   it("verifies the number with the code spoken; entering it again changes nothing", async () => {
     const { owner } = await readyAccount();
     const fake = await connect("vn-node-b");
     const number = uniqueNumber();
-    const { body } = await add(owner, number);
+    const body = bodyOf(await add(owner, number), 201);
     const code = await codeSentTo(fake, number);
     const res = await verify(owner, body.id, code);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ id: body.id, verified: true, verification_method: "call", code_expires_at: null, attempts_left: 0 });
     expect(res.body.verified_at).toBeTypeOf("string");
     expect((await verify(owner, body.id, code)).body).toEqual(res.body);
@@ -135,50 +136,50 @@ describe("POST /api/customer/verified-numbers", () => {
     const { owner } = await readyAccount();
     const fake = await connect("vn-node-c");
     const number = uniqueNumber();
-    const { body } = await add(owner, number);
+    const body = bodyOf(await add(owner, number), 201);
     const code = await codeSentTo(fake, number);
     const wrong = code === "000000" ? "000001" : "000000";
     for (let left = 4; left >= 0; left--) {
       const res = await verify(owner, body.id, wrong);
-      expect(res.status).toBe(422);
-      expect(res.body.detail[0]).toMatchObject({ loc: ["body", "code"], type: "wrong_code" });
-      const [row] = (await owner.client.get("/api/customer/verified-numbers")).body;
+      expectStatus(res, 422);
+      expect(issuesOf(res.body)[0]).toMatchObject({ loc: ["body", "code"], type: "wrong_code" });
+      const row = firstOf(bodyOf(await owner.client.get("/api/customer/verified-numbers"), 200));
       expect(row.attempts_left).toBe(left);
     }
     const right = await verify(owner, body.id, code);
-    expect(right.status).toBe(422);
-    expect(right.body.detail[0]).toMatchObject({ loc: ["body", "code"], type: "code_expired" });
+    expectStatus(right, 422);
+    expect(issuesOf(right.body)[0]).toMatchObject({ loc: ["body", "code"], type: "code_expired" });
 
     const seen = fake.seen.length;
     const again = await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`);
     expectStatus(again, 200);
     expect(again.body).toMatchObject({ verified: false, attempts_left: 5 });
     const fresh = await codeSentTo(fake, number, seen);
-    expect((await verify(owner, body.id, fresh)).body.verified).toBe(true);
+    expect(bodyOf(await verify(owner, body.id, fresh), 200).verified).toBe(true);
   });
 
   it("refuses a code past its ten minutes; a new call brings a new code and the old one stops working", async () => {
     const { owner } = await readyAccount();
     const fake = await connect("vn-node-d");
     const number = uniqueNumber();
-    const { body } = await add(owner, number);
+    const body = bodyOf(await add(owner, number), 201);
     const first = await codeSentTo(fake, number);
     vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     vi.setSystemTime(Date.now() + 601_000);
     const late = await verify(owner, body.id, first);
-    expect(late.status).toBe(422);
-    expect(late.body.detail[0]).toMatchObject({ loc: ["body", "code"], type: "code_expired" });
+    expectStatus(late, 422);
+    expect(issuesOf(late.body)[0]).toMatchObject({ loc: ["body", "code"], type: "code_expired" });
     const seen = fake.seen.length;
     expect((await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`)).status).toBe(200);
     const second = await codeSentTo(fake, number, seen);
     if (second !== first) expect((await verify(owner, body.id, first)).status).toBe(422);
-    expect((await verify(owner, body.id, second)).body.verified).toBe(true);
+    expect(bodyOf(await verify(owner, body.id, second), 200).verified).toBe(true);
   });
 
   it("calls one number at most three times an hour (429 with Retry-After)", async () => {
     const { owner } = await readyAccount();
     const number = uniqueNumber();
-    const { body } = await add(owner, number);
+    const body = bodyOf(await add(owner, number), 201);
     expect((await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`)).status).toBe(200);
     expect((await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`)).status).toBe(200);
     const fourth = await owner.client.post(`/api/customer/verified-numbers/${body.id}/call`);
@@ -197,23 +198,23 @@ describe("POST /api/customer/verified-numbers", () => {
     // b writes the number with an international prefix: it is the same number in E.164.
     const before = fake.seen.length;
     const pending = await add(b.owner, `001${number.slice(2)}`);
-    expect(pending.status, JSON.stringify(pending.body)).toBe(201);
+    expectStatus(pending, 201);
     expect(pending.body.number).toBe(number);
     const bCode = await codeSentTo(fake, number, before);
     const won = await verify(b.owner, pending.body.id, bCode);
-    expect(won.status, JSON.stringify(won.body)).toBe(200);
+    expectStatus(won, 200);
     expect(won.body).toMatchObject({ number, verified: true });
 
-    const [lost] = (await a.owner.client.get("/api/customer/verified-numbers")).body;
+    const [lost] = bodyOf(await a.owner.client.get("/api/customer/verified-numbers"), 200);
     expect(lost).toMatchObject({ id: first.id, number, verified: false, verified_at: null });
     expect(await latestMailTo(a.owner.email)).toContain(`Another account has just verified ${number}`);
     // What the number unlocked for a is gone; b has it.
     const asCaller = await a.owner.client.post("/api/customer/test-calls", { number: uniqueNumber(), caller_id: number });
     expectStatus(asCaller, 422);
-    expect(asCaller.body.detail[0]).toMatchObject({ loc: ["body", "caller_id"], type: "caller_id_not_verified" });
+    expect(issuesOf(asCaller.body)[0]).toMatchObject({ loc: ["body", "caller_id"], type: "caller_id_not_verified" });
     const scam = await a.owner.client.post("/api/customer/test-calls", { number, speech: "scam_sample" });
     expectStatus(scam, 422);
-    expect(scam.body.detail[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_verified" });
+    expect(issuesOf(scam.body)[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_verified" });
     expect((await b.owner.client.post("/api/customer/test-calls", { number: uniqueNumber(), caller_id: number })).status).toBe(202);
   });
 
@@ -222,7 +223,7 @@ describe("POST /api/customer/verified-numbers", () => {
     const number = uniqueNumber();
     expect((await add(owner, number)).status).toBe(201);
     const twice = await add(owner, number.replace("+", ""));
-    expect(twice.status).toBe(409);
+    expectStatus(twice, 409);
     expect(twice.body).toEqual({ detail: "Number already added" });
     expect(await numberRows(owner.account.id)).toHaveLength(1);
   });
@@ -236,7 +237,7 @@ describe("POST /api/customer/verified-numbers", () => {
     const { owner } = await readyAccount();
     await env.DB.prepare("UPDATE customers SET test_calls_enabled = 0 WHERE id = ?").bind(owner.account.id).run();
     const off = await add(owner, uniqueNumber());
-    expect(off.status).toBe(403);
+    expectStatus(off, 403);
     expect(off.body).toEqual({ detail: "test_calls_disabled" });
     expect(await numberRows(owner.account.id)).toEqual([]);
   });
@@ -244,8 +245,8 @@ describe("POST /api/customer/verified-numbers", () => {
   it("refuses to call a premium-rate number to verify it (422 number_not_allowed), storing nothing", async () => {
     const { owner } = await readyAccount();
     const res = await add(owner, "+19005550123");
-    expect(res.status).toBe(422);
-    expect(res.body.detail[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_allowed" });
+    expectStatus(res, 422);
+    expect(issuesOf(res.body)[0]).toMatchObject({ loc: ["body", "number"], type: "number_not_allowed" });
     expect(await numberRows(owner.account.id)).toEqual([]);
   });
 
@@ -259,16 +260,16 @@ describe("POST /api/customer/verified-numbers", () => {
     ] as const) {
       const res = await owner.client.post("/api/customer/verified-numbers", body);
       expectStatus(res, 422, JSON.stringify(body));
-      expect(res.body.detail[0].loc).toEqual(["body", field]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", field]);
     }
     expect(await numberRows(owner.account.id)).toEqual([]);
-    const { body } = await add(owner, uniqueNumber());
+    const body = bodyOf(await add(owner, uniqueNumber()), 201);
     for (const code of ["12345", "1234567", "abcdef", 123456]) {
       const res = await verify(owner, body.id, code as string);
-      expect(res.status, String(code)).toBe(422);
-      expect(res.body.detail[0].loc).toEqual(["body", "code"]);
+      expectStatus(res, 422, String(code));
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "code"]);
     }
-    const [row] = (await owner.client.get("/api/customer/verified-numbers")).body;
+    const row = firstOf(bodyOf(await owner.client.get("/api/customer/verified-numbers"), 200));
     expect(row.attempts_left).toBe(5);
   });
 });
@@ -277,7 +278,7 @@ describe("DELETE /api/customer/verified-numbers/{id}", () => {
   it("removes the number; it is 404 afterwards, and another account's number is 404 too", async () => {
     const { owner } = await readyAccount();
     const other = await readyAccount();
-    const { body } = await add(owner, uniqueNumber());
+    const body = bodyOf(await add(owner, uniqueNumber()), 201);
     expect((await other.owner.client.delete(`/api/customer/verified-numbers/${body.id}`)).status).toBe(404);
     expect((await verify(other.owner, body.id, "123456")).status).toBe(404);
     expect((await owner.client.delete(`/api/customer/verified-numbers/${body.id}`)).status).toBe(204);

@@ -1,7 +1,7 @@
 // The API-wide conventions: JSON errors with "detail", 422 lists naming each field, JSON 404s,
 // pagination bounds, and the self-hosted explorer.
 import { describe, expect, it } from "vitest";
-import { expectStatus, request } from "../fixtures/client.ts";
+import { expectStatus, issuesOf, request, textOf } from "../fixtures/client.ts";
 import { createAccount } from "../fixtures/factory.ts";
 
 describe("errors", () => {
@@ -22,9 +22,9 @@ describe("errors", () => {
   it("names each field of the wrong type or missing, and stores nothing", async () => {
     const res = await request("POST", "/api/auth/signup", { body: { email: 42, accept_terms: "yes" } });
     expectStatus(res, 422);
-    const byField = Object.fromEntries(res.body.detail.map((i: { loc: string[] }) => [i.loc.join("."), i]));
+    const byField = Object.fromEntries(issuesOf(res.body).map((i) => [i.loc.join("."), i]));
     expect(Object.keys(byField).sort()).toEqual(["body.accept_terms", "body.email", "body.password"]);
-    expect(byField["body.email"].type).toBe("invalid_type");
+    expect(byField["body.email"]?.type).toBe("invalid_type");
     expect(byField["body.password"]).toEqual({ loc: ["body", "password"], msg: "Field required", type: "missing" });
     const login = await request("POST", "/api/auth/login", { body: { email: 42, password: "x" } });
     expectStatus(login, 422);
@@ -42,7 +42,7 @@ describe("errors", () => {
       const res = await client.get(`/api/customer/ledger?${query}`);
       expectStatus(res, 422, query);
       expect(
-        res.body.detail.map((i: { loc: string[] }) => i.loc),
+        issuesOf(res.body).map((i) => i.loc),
         query,
       ).toEqual([["query", field]]);
     }
@@ -69,8 +69,9 @@ describe("API explorer", () => {
     const res = await request("GET", "/api/docs");
     expectStatus(res, 200);
     expect(res.headers.get("content-type")).toContain("text/html");
-    const sources = [...res.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    const page = textOf(res);
+    const sources = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
     expect(sources).toEqual(["/api/docs/assets/swagger-ui.css", "/api/docs/assets/swagger-ui-bundle.js"]);
-    expect(res.body).toContain('url: "/api/openapi.json"');
+    expect(page).toContain('url: "/api/openapi.json"');
   });
 });

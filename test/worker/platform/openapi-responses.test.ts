@@ -42,7 +42,7 @@ describe("the response validator", () => {
     const { client } = await createAccount();
     const created = await client.post("/api/cases", { title: "No call yet" });
     expectStatus(created, 201);
-    const path = `/api/cases/${created.body.id}`;
+    const path = `/api/cases/${created.body.id}` as const;
     const detail = await client.get(path);
     expectStatus(detail, 200);
     expect(detail.body.call).toBeNull();

@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
 import { addMember, createAccount, latestMailTo, type Session } from "../fixtures/factory.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const countCases = async (owner: Session) =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM cases WHERE customer_id = ?").bind(owner.account.id).first<{ n: number }>())!.n;
@@ -42,7 +42,7 @@ describe("POST /cases", () => {
     const owner = await createAccount();
     const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => owner.client.post("/api/cases", { title: `Case ${i}` })));
     expect(replies.map((r) => r.status)).toEqual(Array(50).fill(201));
-    const numbers = replies.map((r) => r.body.case_no as number).sort((a, b) => a - b);
+    const numbers = replies.map((r) => bodyOf(r, 201).case_no).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(await countCases(owner)).toBe(50);
   });
@@ -57,7 +57,7 @@ describe("POST /cases", () => {
     ] as const) {
       const res = await owner.client.post("/api/cases", body);
       expectStatus(res, 422, JSON.stringify(body));
-      expect(res.body.detail[0].loc).toEqual(["body", field]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", field]);
     }
     expect(await countCases(owner)).toBe(0);
   });
@@ -67,7 +67,7 @@ describe("POST /cases", () => {
     const call = await insertCall(owner);
     const opened = await openCase(owner, { call_id: call.id });
     expect(opened.call_id).toBe(call.id);
-    expect((await owner.client.get(`/api/calls/${call.id}`)).body.case_id).toBe(opened.id);
+    expect(bodyOf(await owner.client.get(`/api/calls/${call.id}`), 200).case_id).toBe(opened.id);
 
     const again = await owner.client.post("/api/cases", { title: "Again", call_id: call.id });
     expectStatus(again, 409);
@@ -97,23 +97,24 @@ describe("GET /cases", () => {
     await owner.client.patch(`/api/cases/${c.id}`, { assigned_to: member.userId });
 
     const titles = async (query: string) => {
-      const res = await owner.client.get(`/api/cases${query}`);
+      const res = await owner.client.get(`/api/cases?${query}`);
       expectStatus(res, 200);
-      return res.body.items.map((i: { title: string }) => i.title);
+      return res.body.items.map((i) => i.title);
     };
     expect(await titles("")).toEqual(["C", "B", "A"]);
-    expect(await titles("?status=resolved")).toEqual(["A"]);
-    expect(await titles("?status=open")).toEqual(["C", "B"]);
-    expect(await titles("?severity=high")).toEqual(["C", "B"]);
-    expect(await titles(`?assigned_to=${member.userId}`)).toEqual(["C"]);
-    expect(await titles(`?call_id=${call.id}`)).toEqual(["B"]);
+    expect(await titles("status=resolved")).toEqual(["A"]);
+    expect(await titles("status=open")).toEqual(["C", "B"]);
+    expect(await titles("severity=high")).toEqual(["C", "B"]);
+    expect(await titles(`assigned_to=${member.userId}`)).toEqual(["C"]);
+    expect(await titles(`call_id=${call.id}`)).toEqual(["B"]);
     expect(b.call_id).toBe(call.id);
 
     const paged = await owner.client.get("/api/cases?limit=1&offset=1");
+    expectStatus(paged, 200);
     expect(paged.body).toMatchObject({ total: 3, limit: 1, offset: 1 });
-    expect(paged.body.items.map((i: { title: string }) => i.title)).toEqual(["B"]);
-    const assigned = (await owner.client.get(`/api/cases?assigned_to=${member.userId}`)).body.items[0];
-    expect(assigned.assigned_to_label).toBe("Member");
+    expect(paged.body.items.map((i) => i.title)).toEqual(["B"]);
+    const assigned = bodyOf(await owner.client.get(`/api/cases?assigned_to=${member.userId}`), 200).items[0];
+    expect(assigned?.assigned_to_label).toBe("Member");
   });
 
   it("answers 422 for filters out of range or of the wrong kind", async () => {
@@ -129,7 +130,7 @@ describe("GET /cases", () => {
     ]) {
       const res = await owner.client.get(`/api/cases?${query}`);
       expectStatus(res, 422, query);
-      expect(res.body.detail[0].loc, query).toEqual(["query", field]);
+      expect(issuesOf(res.body)[0]?.loc, query).toEqual(["query", field]);
     }
   });
 
@@ -175,11 +176,11 @@ describe("PATCH /cases/{id}", () => {
       expectStatus(res, 200);
       expect(res.body.status).toBe(status);
     }
-    const detail = (await owner.client.get(`/api/cases/${opened.id}`)).body;
+    const detail = bodyOf(await owner.client.get(`/api/cases/${opened.id}`), 200);
     expect(detail.comment_count).toBe(5);
     expect(detail.comments[0]).toMatchObject({ author_kind: "system", body: `Status changed from open to resolved by ${owner.email}.` });
     // The same status again changes nothing and writes nothing.
-    expect((await owner.client.patch(`/api/cases/${opened.id}`, { status: "resolved" })).body.comment_count).toBe(5);
+    expect(bodyOf(await owner.client.patch(`/api/cases/${opened.id}`, { status: "resolved" }), 200).comment_count).toBe(5);
   });
 
   it("changes title, description and severity; a status outside the four is 422", async () => {
@@ -189,7 +190,7 @@ describe("PATCH /cases/{id}", () => {
     expect(res.body).toMatchObject({ title: "Renamed", description: null, severity: "low", status: "open" });
     const bad = await owner.client.patch(`/api/cases/${opened.id}`, { status: "closed" });
     expectStatus(bad, 422);
-    expect(bad.body.detail[0].loc).toEqual(["body", "status"]);
+    expect(issuesOf(bad.body)[0]?.loc).toEqual(["body", "status"]);
   });
 
   it("assigns to an active user of the account, who is told by e-mail, and unassigns", async () => {
@@ -205,7 +206,7 @@ describe("PATCH /cases/{id}", () => {
 
     const cleared = await owner.client.patch(`/api/cases/${opened.id}`, { clear_assigned_to: true });
     expect(cleared.body).toMatchObject({ assigned_to: null, assigned_to_label: null });
-    const thread = (await owner.client.get(`/api/cases/${opened.id}`)).body.comments.map((c: { body: string }) => c.body);
+    const thread = bodyOf(await owner.client.get(`/api/cases/${opened.id}`), 200).comments.map((c: { body: string }) => c.body);
     expect(thread).toEqual([`Assigned to Ada Analyst by ${owner.email}.`, `Unassigned by ${owner.email}.`]);
   });
 
@@ -222,7 +223,7 @@ describe("PATCH /cases/{id}", () => {
         { loc: ["body", "assigned_to"], msg: "assigned_to must be an active user of this account", type: "value_error" },
       ]);
     }
-    const otherOwner = (await other.client.get("/api/customer/users")).body.items[0].id;
+    const otherOwner = bodyOf(await other.client.get("/api/customer/users"), 200).items[0]?.id;
     expect((await owner.client.patch(`/api/cases/${opened.id}`, { assigned_to: otherOwner })).status).toBe(422);
     expect((await owner.client.get(`/api/cases/${opened.id}`)).body).toMatchObject({ title: "Visa impersonation", assigned_to: null });
   });
@@ -242,7 +243,7 @@ describe("POST /cases/{id}/comments", () => {
     const res = await member.client.post(`/api/cases/${opened.id}/comments`, { body: "Same ANI as last week." });
     expectStatus(res, 201);
     expect(res.body).toMatchObject({ author_kind: "user", author_label: "Ada Analyst", body: "Same ANI as last week." });
-    expect((await owner.client.get(`/api/cases/${opened.id}`)).body.comment_count).toBe(1);
+    expect(bodyOf(await owner.client.get(`/api/cases/${opened.id}`), 200).comment_count).toBe(1);
   });
 
   it("refuses an empty body with 422 and another account's case with 404", async () => {
@@ -250,10 +251,10 @@ describe("POST /cases/{id}/comments", () => {
     const opened = await openCase(owner);
     const empty = await owner.client.post(`/api/cases/${opened.id}/comments`, { body: "" });
     expectStatus(empty, 422);
-    expect(empty.body.detail[0].loc).toEqual(["body", "body"]);
+    expect(issuesOf(empty.body)[0]?.loc).toEqual(["body", "body"]);
     const theirs = await openCase(await createAccount());
     expect((await owner.client.post(`/api/cases/${theirs.id}/comments`, { body: "hi" })).status).toBe(404);
-    expect((await owner.client.get(`/api/cases/${opened.id}`)).body.comment_count).toBe(0);
+    expect(bodyOf(await owner.client.get(`/api/cases/${opened.id}`), 200).comment_count).toBe(0);
   });
 });
 
@@ -283,7 +284,7 @@ describe("GET /cases/prefill", () => {
       expect(res.body.description).toContain(text);
     }
     const opened = await openCase(owner, { call_id: call.id });
-    expect((await owner.client.get(`/api/cases/prefill?call_id=${call.id}`)).body.existing_case_id).toBe(opened.id);
+    expect(bodyOf(await owner.client.get(`/api/cases/prefill?call_id=${call.id}`), 200).existing_case_id).toBe(opened.id);
   });
 
   it("maps probability to severity, and drafts from the call alone without a verdict", async () => {
@@ -296,7 +297,7 @@ describe("GET /cases/prefill", () => {
     ] as const) {
       const call = await insertCall(owner);
       await giveVerdict(owner, call, { probability });
-      expect((await owner.client.get(`/api/cases/prefill?call_id=${call.id}`)).body.severity, String(probability)).toBe(severity);
+      expect(bodyOf(await owner.client.get(`/api/cases/prefill?call_id=${call.id}`), 200).severity, String(probability)).toBe(severity);
     }
     const plain = await insertCall(owner, { ani: "+14155550111" });
     expect((await owner.client.get(`/api/cases/prefill?call_id=${plain.id}`)).body).toMatchObject({

@@ -2,7 +2,7 @@
 // fills in the honeypot gets the same answer and leaves nothing; a source address is throttled.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { request } from "../fixtures/client.ts";
+import { expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import { latestMailTo, uniqueEmail } from "../fixtures/factory.ts";
 
 const SERVICE_TEAM = "service-team@call-shield.example";
@@ -77,8 +77,8 @@ describe("POST /public/leads", () => {
       [{ name: "Ada", email, attribution: { nested: { deep: true } } }, "attribution"],
     ] as const) {
       const res = await send(body);
-      expect(res.status, JSON.stringify(body)).toBe(422);
-      expect(res.body.detail[0].loc.slice(0, 2)).toEqual(["body", field]);
+      expectStatus(res, 422, JSON.stringify(body));
+      expect(issuesOf(res.body)[0]?.loc.slice(0, 2)).toEqual(["body", field]);
     }
     expect((await leadsFrom(email)).results).toHaveLength(0);
   });

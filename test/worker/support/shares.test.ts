@@ -6,7 +6,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { stereoWav } from "../fixtures/call.ts";
 import { addTranscript, giveVerdict, insertCall } from "../fixtures/call-record.ts";
-import { expectStatus, type Reply, request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf, type Reply, request } from "../fixtures/client.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 
 const INVALID = { detail: "Invalid link or password" };
@@ -46,9 +46,7 @@ const unlock = (token: string, password: string, ip?: string) =>
   request("POST", `/api/public/shares/${token}/unlock`, { body: { password }, headers: ip ? { "CF-Connecting-IP": ip } : {} });
 
 async function viewTokenOf(token: string, password: string): Promise<string> {
-  const res = await unlock(token, password);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.view_token;
+  return bodyOf(await unlock(token, password), 200).view_token;
 }
 
 const view = (token: string, viewToken?: string) =>
@@ -79,7 +77,7 @@ describe("POST /calls/{id}/share", () => {
     expect(made.url).toMatch(/^https:\/\/api\.test\/share\/[A-Za-z0-9_-]{43}$/);
     expect(made.password).toMatch(/^[A-HJ-NP-Z2-9]{4}(-[A-HJ-NP-Z2-9]{4}){3}$/);
     // Left out, expires_in_hours is a week.
-    const expires = Date.parse(made.expires_at) - before;
+    const expires = Date.parse(made.expires_at ?? "") - before;
     expect(expires).toBeGreaterThan(168 * 3_600_000 - 60_000);
     expect(expires).toBeLessThan(168 * 3_600_000 + 60_000);
 
@@ -95,7 +93,7 @@ describe("POST /calls/{id}/share", () => {
     const owner = await createAccount();
     const call = await sharedCall(owner);
     const hour = await share(owner, call.id, { expires_in_hours: 1 });
-    expect(Math.abs(Date.parse(hour.expires_at) - Date.now() - 3_600_000)).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(hour.expires_at ?? "") - Date.now() - 3_600_000)).toBeLessThan(60_000);
     const forever = await share(owner, call.id, { expires_in_hours: null });
     expect(forever.expires_at).toBeNull();
     expect(forever.token).not.toBe(hour.token);
@@ -108,7 +106,7 @@ describe("POST /calls/{id}/share", () => {
     for (const hours of [0, 8761, 1.5, "24"]) {
       const res = await owner.client.post(`/api/calls/${call.id}/share`, { expires_in_hours: hours });
       expectStatus(res, 422, String(hours));
-      expect(res.body.detail[0].loc).toEqual(["body", "expires_in_hours"]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "expires_in_hours"]);
     }
     const theirs = await sharedCall(await createAccount());
     const res = await owner.client.post(`/api/calls/${theirs.id}/share`, {});
@@ -129,12 +127,12 @@ describe("GET /calls/{id}/shares", () => {
     const second = await share(owner, call.id);
     const res = await owner.client.get(`/api/calls/${call.id}/shares`);
     expectStatus(res, 200);
-    expect(res.body.items.map((s: any) => s.id)).toEqual([second.id, first.id]);
-    expect(res.body.items[1].url).toBe(first.url);
+    expect(res.body.items.map((s) => s.id)).toEqual([second.id, first.id]);
+    expect(res.body.items[1]?.url).toBe(first.url);
     const text = JSON.stringify(res.body);
     expect(text).not.toContain(first.password);
     expect(text).not.toContain(second.password);
-    expect(res.body.items.every((s: any) => !("password" in s))).toBe(true);
+    expect(res.body.items.every((s) => !("password" in s))).toBe(true);
     expect((await (await createAccount()).client.get(`/api/calls/${call.id}/shares`)).status).toBe(404);
   });
 });
@@ -157,7 +155,7 @@ describe("meta and unlock", () => {
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual(INVALID);
     const right = await unlock(made.token, made.password);
-    expect(right.status).toBe(200);
+    expectStatus(right, 200);
     expect(right.body.expires_in).toBe(900);
     expect(right.body.view_token).toEqual(expect.any(String));
     const typed = await unlock(made.token, ` ${made.password.toLowerCase().replace(/-/g, " ")} `);
@@ -220,9 +218,9 @@ describe("the public payload and recording", () => {
     }
     // `t` works as well as the header; each read is a view.
     expect((await request("GET", `/api/public/shares/${made.token}?t=${encodeURIComponent(viewToken)}`)).status).toBe(200);
-    const listed = (await owner.client.get(`/api/calls/${call.id}/shares`)).body.items[0];
-    expect(listed.view_count).toBe(2);
-    expect(Date.parse(listed.last_viewed_at)).toBeGreaterThan(Date.now() - 60_000);
+    const listed = bodyOf(await owner.client.get(`/api/calls/${call.id}/shares`), 200).items[0];
+    expect(listed?.view_count).toBe(2);
+    expect(Date.parse(listed?.last_viewed_at ?? "")).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it("answers 401 without a view token or with a bad one", async () => {
@@ -259,6 +257,7 @@ describe("the public payload and recording", () => {
     expect((await recording(b.token, aView)).status).toBe(401);
     // Nor does a recording token of the call itself open the link.
     const minted = await owner.client.get(`/api/calls/${two.id}/recording-token`);
+    expectStatus(minted, 200);
     const mediaToken = new URL(minted.body.url).searchParams.get("t")!;
     expect((await view(b.token, mediaToken)).status).toBe(401);
     expect((await recording(b.token, mediaToken)).status).toBe(401);
@@ -288,7 +287,7 @@ describe("DELETE /calls/shares/{id}", () => {
     expect((await unlock(made.token, made.password)).status).toBe(401);
     expect((await request("GET", `/api/public/shares/${made.token}/meta`)).body).toMatchObject({ exists: true, revoked: true });
     // Revoking again changes nothing.
-    expect((await owner.client.delete(`/api/calls/shares/${made.id}`)).body.revoked_at).toBe(revoked.body.revoked_at);
+    expect(bodyOf(await owner.client.delete(`/api/calls/shares/${made.id}`), 200).revoked_at).toBe(revoked.body.revoked_at);
   });
 
   it("answers 404 Share link not found for another account's link", async () => {
@@ -333,7 +332,7 @@ describe("POST /calls/shares/{id}/rotate", () => {
     }
     expect((await request("GET", `/api/public/shares/${expired.token}/meta`)).body).toMatchObject({ expired: true, revoked: false });
     expect((await unlock(expired.token, expired.password)).status).toBe(401);
-    expect((await owner.client.get(`/api/calls/${call.id}/shares`)).body.items[0].active).toBe(false);
+    expect(bodyOf(await owner.client.get(`/api/calls/${call.id}/shares`), 200).items[0]?.active).toBe(false);
     expect((await owner.client.post(`/api/calls/shares/${crypto.randomUUID()}/rotate`)).status).toBe(404);
   });
 
@@ -354,6 +353,7 @@ describe("every share answer", () => {
     const call = await sharedCall(owner);
     const made = await share(owner, call.id);
     const created = await owner.client.post(`/api/calls/${call.id}/share`, {});
+    expectStatus(created, 201);
     expectShareHeaders(created, "create");
     expectShareHeaders(await owner.client.get(`/api/calls/${call.id}/shares`), "list");
     expectShareHeaders(await owner.client.post(`/api/calls/shares/${made.id}/rotate`), "rotate");
@@ -374,6 +374,7 @@ describe("every share answer", () => {
       await unlock(made.token, made.password);
       await unlock(made.token, "wrong");
       const rotated = await owner.client.post(`/api/calls/shares/${made.id}/rotate`);
+      expectStatus(rotated, 200);
       for (const password of [made.password, rotated.body.password]) expect(lines.join("\n")).not.toContain(password);
     } finally {
       for (const spy of spies) spy.mockRestore();

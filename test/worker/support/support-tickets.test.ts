@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { giveVerdict, insertCall } from "../fixtures/call-record.ts";
-import { expectStatus, request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import { addMember, createAccount, latestMailTo, makePlatformAdmin, type Session } from "../fixtures/factory.ts";
 
 const SERVICE_TEAM = "service-team@call-shield.example";
@@ -52,7 +52,7 @@ describe("POST /support/tickets", () => {
     const owner = await createAccount();
     for (let i = 0; i < 3; i++) expect((await owner.client.post("/api/cases", { title: `Case ${i}` })).status).toBe(201);
     expect((await openTicket(owner)).ticket_no).toBe(1);
-    expect((await owner.client.post("/api/cases", { title: "Next" })).body.case_no).toBe(4);
+    expect(bodyOf(await owner.client.post("/api/cases", { title: "Next" }), 201).case_no).toBe(4);
   });
 
   it("makes a ticket with a call a dispute of that call's verdict, showing the call", async () => {
@@ -61,7 +61,7 @@ describe("POST /support/tickets", () => {
     await giveVerdict(owner, call, { probability: 88, recommendation: "block" });
     const dispute = await openTicket(owner, { subject: "Not fraud", body: "That was our IVR.", call_id: call.id });
     expect(dispute).toMatchObject({ kind: "analysis", call_id: call.id });
-    const detail = (await owner.client.get(`/api/support/tickets/${dispute.id}`)).body;
+    const detail = bodyOf(await owner.client.get(`/api/support/tickets/${dispute.id}`), 200);
     expect(detail.call).toMatchObject({ id: call.id, analysis: { probability: 88, recommendation: "block" } });
     // A kind given with the call is kept (a billing question about one call).
     expect((await openTicket(owner, { kind: "billing", call_id: call.id })).kind).toBe("billing");
@@ -86,7 +86,7 @@ describe("POST /support/tickets", () => {
     ] as const) {
       const res = await owner.client.post("/api/support/tickets", body);
       expectStatus(res, 422, JSON.stringify(body));
-      expect(res.body.detail[0].loc).toEqual(["body", field]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", field]);
     }
     expect(await countTickets(owner)).toBe(0);
   });
@@ -97,7 +97,7 @@ describe("POST /support/tickets", () => {
       Array.from({ length: 50 }, (_, i) => owner.client.post("/api/support/tickets", { subject: `T${i}`, body: "b" })),
     );
     expect(replies.map((r) => r.status)).toEqual(Array(50).fill(201));
-    expect(replies.map((r) => r.body.ticket_no as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(replies.map((r) => bodyOf(r, 201).ticket_no).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
 });
 
@@ -109,15 +109,15 @@ describe("GET /support/tickets", () => {
     await openTicket(owner, { subject: "C", kind: "bug" });
     await owner.client.patch(`/api/support/tickets/${a.id}`, { status: "closed" });
     const subjects = async (query: string) =>
-      (await owner.client.get(`/api/support/tickets${query}`)).body.items.map((t: any) => t.subject);
+      bodyOf(await owner.client.get(`/api/support/tickets?${query}`), 200).items.map((t) => t.subject);
     expect(await subjects("")).toEqual(["C", "B", "A"]);
-    expect(await subjects("?kind=bug")).toEqual(["C", "A"]);
-    expect(await subjects("?status=closed")).toEqual(["A"]);
-    expect(await subjects("?status=open&kind=bug")).toEqual(["C"]);
-    const paged = (await owner.client.get("/api/support/tickets?limit=2&offset=1")).body;
+    expect(await subjects("kind=bug")).toEqual(["C", "A"]);
+    expect(await subjects("status=closed")).toEqual(["A"]);
+    expect(await subjects("status=open&kind=bug")).toEqual(["C"]);
+    const paged = bodyOf(await owner.client.get("/api/support/tickets?limit=2&offset=1"), 200);
     expect(paged).toMatchObject({ total: 3, limit: 2, offset: 1 });
-    expect(paged.items.map((t: any) => t.subject)).toEqual(["B", "A"]);
-    expect((await (await createAccount()).client.get("/api/support/tickets")).body.total).toBe(0);
+    expect(paged.items.map((t) => t.subject)).toEqual(["B", "A"]);
+    expect(bodyOf(await (await createAccount()).client.get("/api/support/tickets"), 200).total).toBe(0);
   });
 
   it("answers 422 for a bad filter", async () => {
@@ -129,7 +129,7 @@ describe("GET /support/tickets", () => {
     ]) {
       const res = await owner.client.get(`/api/support/tickets?${query}`);
       expectStatus(res, 422, query);
-      expect(res.body.detail[0].loc).toEqual(["query", field]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["query", field]);
     }
   });
 });
@@ -141,9 +141,9 @@ describe("PATCH /support/tickets/{id}", () => {
     const closed = await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: "closed" });
     expectStatus(closed, 200);
     expect(closed.body.status).toBe("closed");
-    expect(Date.parse(closed.body.closed_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(Date.parse(closed.body.closed_at ?? "")).toBeGreaterThan(Date.now() - 60_000);
     // Closing again keeps the first closing time.
-    expect((await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: "closed" })).body.closed_at).toBe(
+    expect(bodyOf(await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: "closed" }), 200).closed_at).toBe(
       closed.body.closed_at,
     );
     const reopened = await owner.client.patch(`/api/support/tickets/${ticket.id}`, { status: "open" });
@@ -160,7 +160,7 @@ describe("PATCH /support/tickets/{id}", () => {
       expect(res.body.detail).toEqual([
         { loc: ["body", "status"], msg: "only a reply from support marks a ticket answered", type: "value_error" },
       ]);
-      expect((await owner.client.get(`/api/support/tickets/${ticket.id}`)).body.status).toBe(before);
+      expect(bodyOf(await owner.client.get(`/api/support/tickets/${ticket.id}`), 200).status).toBe(before);
     }
   });
 
@@ -183,7 +183,7 @@ describe("POST /support/tickets/{id}/messages", () => {
     const res = await member.client.post(`/api/support/tickets/${ticket.id}/messages`, { body: "Still happening on +4930." });
     expectStatus(res, 201);
     expect(res.body).toMatchObject({ author_kind: "customer", author_label: "Ada Analyst", body: "Still happening on +4930." });
-    const detail = (await owner.client.get(`/api/support/tickets/${ticket.id}`)).body;
+    const detail = bodyOf(await owner.client.get(`/api/support/tickets/${ticket.id}`), 200);
     expect(detail).toMatchObject({ status: "open", closed_at: null, message_count: 1 });
     expect(detail.messages.map((m: any) => m.body)).toEqual(["Still happening on +4930."]);
     const mail = await latestMailTo(SERVICE_TEAM);
@@ -218,7 +218,7 @@ describe("the service team's replies (platform administrators)", () => {
 
     // The customer's next message puts it back in the service team's queue.
     await owner.client.post(`/api/support/tickets/${ticket.id}/messages`, { body: "Thanks, and for +49?" });
-    expect((await owner.client.get(`/api/support/tickets/${ticket.id}`)).body.status).toBe("open");
+    expect(bodyOf(await owner.client.get(`/api/support/tickets/${ticket.id}`), 200).status).toBe("open");
   });
 
   it("lets the customer close or reopen an answered ticket", async () => {
@@ -241,7 +241,7 @@ describe("the service team's replies (platform administrators)", () => {
     const b = await openTicket(two, { subject: "from two" });
     await two.client.patch(`/api/support/tickets/${b.id}`, { status: "closed" });
     const admin = await platformAdmin();
-    const open = (await admin.client.get("/api/admin/support/tickets?status=open&limit=200")).body.items.map((t: any) => t.id);
+    const open = bodyOf(await admin.client.get("/api/admin/support/tickets?status=open&limit=200"), 200).items.map((t: any) => t.id);
     expect(open).toContain(a.id);
     expect(open).not.toContain(b.id);
   });

@@ -13,7 +13,7 @@ import { createAccount, principalOf, testServices, type Session } from "../fixtu
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { callRow, node } from "../fixtures/node-client.ts";
 import { uniqueAni, verdictEvent } from "../fixtures/verdict.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
 
 const addRule = async (owner: Session, body: Record<string, unknown> = {}) => {
   const res = await owner.client.post("/api/automation/rules", { name: "Sure scams", ...body });
@@ -22,7 +22,7 @@ const addRule = async (owner: Session, body: Record<string, unknown> = {}) => {
 };
 
 const controlsOf = async (owner: Session, query = "") => {
-  const res = await owner.client.get(`/api/automation/controls${query}`);
+  const res = await owner.client.get(`/api/automation/controls?${query}`);
   expectStatus(res, 200);
   return res.body;
 };
@@ -62,13 +62,13 @@ describe("automation rules", () => {
     const missing = await owner.client.post("/api/automation/rules", { name: "Divert", action: "divert" });
     expectStatus(missing, 422);
     expect(missing.body.detail[0]).toMatchObject({ loc: ["body", "divert_destination_id"] });
-    expect(missing.body.detail[0].msg).toBe("divert_destination_id is required when action is 'divert'");
+    expect(issuesOf(missing.body)[0]?.msg).toBe("divert_destination_id is required when action is 'divert'");
     const other = await addDestination(await createAccount());
     const unknown = await owner.client.post("/api/automation/rules", { name: "Divert", action: "divert", divert_destination_id: other.id });
     expect(unknown).toMatchObject({ status: 404, body: { detail: "divert destination not found" } });
     const bad = await owner.client.post("/api/automation/rules", { name: "x", min_probability: 101, recommendations: ["maybe"] });
     expectStatus(bad, 422);
-    expect(bad.body.detail.map((d: any) => d.loc.join("."))).toEqual(
+    expect(issuesOf(bad.body).map((d) => d.loc.join("."))).toEqual(
       expect.arrayContaining(["body.min_probability", "body.recommendations.0"]),
     );
     expect(await ruleCount(owner)).toBe(0);
@@ -98,7 +98,7 @@ describe("automation rules", () => {
     const rule = await addRule(owner, { duration_hours: 24 });
     const refused = await owner.client.patch(`/api/automation/rules/${rule.id}`, { action: "divert" });
     expectStatus(refused, 422);
-    expect(refused.body.detail[0].loc).toEqual(["body", "divert_destination_id"]);
+    expect(issuesOf(refused.body)[0]?.loc).toEqual(["body", "divert_destination_id"]);
     const honeypot = await addDestination(owner, { label: "Honeypot" });
     const diverting = await owner.client.patch(`/api/automation/rules/${rule.id}`, {
       action: "divert",
@@ -139,7 +139,7 @@ describe("a verdict over a rule's threshold", () => {
     const event = await deliver(owner, { ani, verdict: { probability: 96 } });
     const list = await controlsOf(owner);
     expect(list).toMatchObject({ total: 1, limit: 50, offset: 0 });
-    const [control] = list.items;
+    const control = firstOf(list.items);
     expect(control).toEqual({
       id: expect.any(String),
       ani: ani.replace("+", ""),
@@ -152,7 +152,7 @@ describe("a verdict over a rule's threshold", () => {
       rule_id: rule.id,
       call_id: event.callId,
     });
-    const lasts = Date.parse(control.expires_at) - before;
+    const lasts = Date.parse(control.expires_at ?? "") - before;
     expect(lasts).toBeGreaterThanOrEqual(24 * 3_600_000);
     expect(lasts).toBeLessThan(24 * 3_600_000 + 60_000);
     // The same number again while controlled: the first control stands.
@@ -167,7 +167,7 @@ describe("a verdict over a rule's threshold", () => {
     await deliver(owner, { ani: uniqueAni(), verdict: { probability: 89 } });
     await deliver(owner, { ani: uniqueAni(), verdict: { probability: 95, recommendation: "review" } });
     await deliver(owner, { ani: null });
-    expect((await controlsOf(owner, "?include_released=true")).total).toBe(0);
+    expect((await controlsOf(owner, "include_released=true")).total).toBe(0);
     await owner.client.patch(`/api/automation/rules/${disabled.id}`, { enabled: true });
     await deliver(owner, { ani: uniqueAni(), verdict: { probability: 20, recommendation: "allow" } });
     expect((await controlsOf(owner)).total).toBe(1);
@@ -214,7 +214,7 @@ describe("controlled numbers", () => {
     const owner = await createAccount();
     await addRule(owner);
     await deliver(owner, { ani: uniqueAni() });
-    const [control] = (await controlsOf(owner)).items;
+    const control = firstOf((await controlsOf(owner)).items);
     const released = await owner.client.post(`/api/automation/controls/${control.id}/release`);
     expectStatus(released, 200);
     expect(released.body).toMatchObject({ id: control.id, released_at: expect.any(String) });
@@ -223,7 +223,7 @@ describe("controlled numbers", () => {
       body: { detail: "control already released" },
     });
     expect((await controlsOf(owner)).total).toBe(0);
-    expect((await controlsOf(owner, "?include_released=true")).items).toEqual([released.body]);
+    expect((await controlsOf(owner, "include_released=true")).items).toEqual([released.body]);
     expect(await owner.client.post(`/api/automation/controls/${crypto.randomUUID()}/release`)).toMatchObject({
       status: 404,
       body: { detail: "control not found" },
@@ -237,7 +237,7 @@ describe("controlled numbers", () => {
     const past = new Date(Date.now() - 60_000).toISOString();
     await env.DB.prepare("UPDATE ani_controls SET expires_at = ? WHERE customer_id = ?").bind(past, owner.account.id).run();
     expect((await controlsOf(owner)).total).toBe(0);
-    expect((await controlsOf(owner, "?include_released=1")).total).toBe(1);
+    expect((await controlsOf(owner, "include_released=1")).total).toBe(1);
     expect(await syncLapsedControls(testServices(), new Date())).toBeGreaterThanOrEqual(1);
   });
 
@@ -245,12 +245,12 @@ describe("controlled numbers", () => {
     const owner = await createAccount();
     await addRule(owner);
     for (let i = 0; i < 3; i++) await deliver(owner, { ani: uniqueAni() });
-    const first = await controlsOf(owner, "?limit=2");
+    const first = await controlsOf(owner, "limit=2");
     expect(first).toMatchObject({ total: 3, limit: 2, offset: 0 });
     expect(first.items).toHaveLength(2);
-    const rest = await controlsOf(owner, "?limit=2&offset=2");
+    const rest = await controlsOf(owner, "limit=2&offset=2");
     expect(rest.items).toHaveLength(1);
-    expect(first.items[0].created_at >= rest.items[0].created_at).toBe(true);
+    expect(firstOf(first.items).created_at >= firstOf(rest.items).created_at).toBe(true);
     expect((await owner.client.get("/api/automation/controls?limit=501")).status).toBe(422);
   });
 
@@ -274,7 +274,10 @@ describe("controlled numbers", () => {
     const diverted = await node.admit({ src_ip: src, ani: divertedAni, dialed: "442079460000" });
     expect(diverted.body).toMatchObject({ decision: "admit", route: "divert", destination: { id: honeypot.id } });
 
-    const blockControl = (await controlsOf(owner)).items.find((c: any) => c.action === "block");
+    const blockControl = firstOf(
+      (await controlsOf(owner)).items.filter((c) => c.action === "block"),
+      "a block control",
+    );
     await owner.client.post(`/api/automation/controls/${blockControl.id}/release`);
     const again = await node.admit({ src_ip: src, ani: blockedAni, dialed: "442079460000" });
     expect(again.body).toMatchObject({ decision: "admit" });

@@ -9,7 +9,7 @@ import { checkUrlForm } from "../../../worker/services/outbound-guard.ts";
 import { testWebhook } from "../../../worker/services/webhooks/account-webhook.ts";
 import { deliveryServices } from "../fixtures/delivery.ts";
 import { createAccount, principalOf } from "../fixtures/factory.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
 
 const newSecret = () => `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))))}`;
 
@@ -59,9 +59,9 @@ describe("webhook URLs", () => {
     for (const url of DISGUISED) {
       const res = await owner.client.put("/api/customer/webhook", { url, secret: newSecret() });
       expectStatus(res, 422, url);
-      expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
+      expect(issuesOf(res.body)[0]?.loc, url).toEqual(["body", "url"]);
     }
-    expect((await owner.client.get("/api/customer/webhook")).body.url).toBeNull();
+    expect(bodyOf(await owner.client.get("/api/customer/webhook"), 200).url).toBeNull();
   });
 
   it("are refused at delivery: a URL stored before the check, and a name resolving to a disguised address", async () => {
@@ -92,18 +92,19 @@ describe("alert channel URLs", () => {
     for (const url of DISGUISED) {
       const res = await owner.client.post("/api/customer/alert-channels", { kind: "webhook", url });
       expectStatus(res, 422, url);
-      expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
+      expect(issuesOf(res.body)[0]?.loc, url).toEqual(["body", "url"]);
     }
     const channel = await owner.client.post("/api/customer/alert-channels", { kind: "webhook", url: "https://hooks.carrier.example/a" });
     expectStatus(channel, 201);
     const changed = await owner.client.patch(`/api/customer/alert-channels/${channel.body.id}`, { url: "https://[::7f00:1]/hook" });
     expectStatus(changed, 422);
-    expect(changed.body.detail[0].loc).toEqual(["body", "url"]);
+    expect(issuesOf(changed.body)[0]?.loc).toEqual(["body", "url"]);
   });
 
   it("are refused at every post: a URL stored before the check, and a name resolving to a disguised address", async () => {
     const owner = await createAccount();
     const created = await owner.client.post("/api/customer/alert-channels", { kind: "webhook", url: "https://hooks.carrier.example/a" });
+    expectStatus(created, 201);
     const id = created.body.id as string;
     const { services, outbound } = deliveryServices();
     const principal = await principalOf(owner);

@@ -1,7 +1,7 @@
 // Prefix routing rules (spec: Routing rule, /customer/routing-rules).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { expectStatus, request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
 import { createAccount } from "../fixtures/factory.ts";
 import { addRoutingRule, insertDestination } from "../fixtures/network.ts";
 
@@ -51,14 +51,15 @@ describe("POST /customer/routing-rules", () => {
     for (const prefix of ["", "+", "++1", "1+", "12a", " 1", "1-2", `+${"9".repeat(20)}`, "9".repeat(21), 44]) {
       const res = await owner.client.post("/api/customer/routing-rules", { prefix, destination_id: destination.id });
       expectStatus(res, 422, String(prefix));
-      expect(res.body.detail[0].loc).toEqual(["body", "prefix"]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "prefix"]);
     }
     const missing = await owner.client.post("/api/customer/routing-rules", { destination_id: destination.id });
+    expectStatus(missing, 422);
     expect(missing.body.detail).toEqual([{ loc: ["body", "prefix"], msg: "Field required", type: "missing" }]);
     for (const priority of [1.5, -1, "10"]) {
       const res = await owner.client.post("/api/customer/routing-rules", { prefix: "7", destination_id: destination.id, priority });
       expectStatus(res, 422);
-      expect(res.body.detail[0].loc).toEqual(["body", "priority"]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "priority"]);
     }
     expect((await owner.client.get("/api/customer/routing-rules")).body).toHaveLength(4);
   });
@@ -75,7 +76,7 @@ describe("POST /customer/routing-rules", () => {
     for (const destination_id of [undefined, null, "nope"]) {
       const res = await owner.client.post("/api/customer/routing-rules", { prefix: "44", destination_id });
       expectStatus(res, 422);
-      expect(res.body.detail[0].loc).toEqual(["body", "destination_id"]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "destination_id"]);
     }
     expect((await owner.client.get("/api/customer/routing-rules")).body).toEqual([]);
   });
@@ -108,7 +109,7 @@ describe("GET /customer/routing-rules", () => {
     await addRoutingRule(owner, "+12", d.id, { priority: 100 });
     await addRoutingRule(owner, "121", d.id, { priority: 20, enabled: false });
     await addRoutingRule(owner, "44", d.id, { priority: 10 });
-    const list = (await owner.client.get("/api/customer/routing-rules")).body;
+    const list = bodyOf(await owner.client.get("/api/customer/routing-rules"), 200);
     expect(list.map((r: any) => `${r.prefix}@${r.priority}`)).toEqual(["1212@50", "+1212@100", "121@20", "44@10", "+12@100", "1@1"]);
 
     const other = await createAccount();
@@ -146,6 +147,7 @@ describe("PATCH /customer/routing-rules/{rule_id}", () => {
 
     await tick();
     const partial = await owner.client.patch(`/api/customer/routing-rules/${rule.id}`, { label: null });
+    expectStatus(partial, 200);
     expect(partial.body).toEqual({ ...res.body, label: null, updated_at: partial.body.updated_at });
     expect(partial.body.updated_at > res.body.updated_at).toBe(true);
     const stored = await env.DB.prepare("SELECT updated_at FROM routing_rules WHERE id = ?").bind(rule.id).first();
@@ -170,9 +172,9 @@ describe("PATCH /customer/routing-rules/{rule_id}", () => {
     for (const body of [{ prefix: "x" }, { priority: -5 }, { enabled: 1 }, { destination_id: null }]) {
       const res = await owner.client.patch(`/api/customer/routing-rules/${other.id}`, body);
       expectStatus(res, 422);
-      expect(res.body.detail[0].loc).toEqual(["body", Object.keys(body)[0]]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", Object.keys(body)[0]]);
     }
-    const list = (await owner.client.get("/api/customer/routing-rules")).body;
+    const list = bodyOf(await owner.client.get("/api/customer/routing-rules"), 200);
     expect(list.find((r: any) => r.id === other.id)).toEqual(other);
     expect(list.find((r: any) => r.id === third.id)).toEqual(third);
   });

@@ -11,7 +11,7 @@ import type { Registry } from "../../../worker/services/context.ts";
 import { Unavailable } from "../../../worker/services/errors.ts";
 import { newApp } from "../../../worker/app.ts";
 import { createIpEntry, deleteIpEntry, updateIpEntry } from "../../../worker/services/trunk/whitelist.ts";
-import { expectStatus, request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, firstOf, issuesOf, request } from "../fixtures/client.ts";
 import { createAccount, latestMailTo, makePlatformAdmin, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { addWhitelistEntry, insertDestination, registry, v4Block, v4Wide, v6Block } from "../fixtures/network.ts";
 import { addDestination } from "../fixtures/destination.ts";
@@ -115,7 +115,7 @@ describe("POST /customer/ips", () => {
       const expected = range(canonical);
       expect(row).toMatchObject({ cidr: canonical, ip_version: version, range_start: expected.start, range_end: expected.end });
     }
-    expect((await rowById((await owner.client.get("/api/customer/ips")).body[3].id))!.range_start).toBe(
+    expect((await rowById(bodyOf(await owner.client.get("/api/customer/ips"), 200)[3]?.id ?? ""))!.range_start).toBe(
       `00000000000000000000ffff${v4.base
         .split(".")
         .map((o) => Number(o).toString(16).padStart(2, "0"))
@@ -144,7 +144,7 @@ describe("POST /customer/ips", () => {
       expectStatus(res, 422, cidr);
       expect(res.body.detail).toHaveLength(1);
       expect(res.body.detail[0]).toMatchObject({ loc: ["body", "cidr"], type: "value_error" });
-      expect(res.body.detail[0].msg, cidr).toMatch(msg);
+      expect(issuesOf(res.body)[0]?.msg, cidr).toMatch(msg);
     }
     const missing = await owner.client.post("/api/customer/ips", { label: "no range" });
     expectStatus(missing, 422);
@@ -163,7 +163,7 @@ describe("POST /customer/ips", () => {
     const entry = await addWhitelistEntry(owner, v6);
     expect(entry.cidr).toBe(v6);
     // Free the space at once: other tests take blocks from the same ranges.
-    for (const e of (await owner.client.get("/api/customer/ips")).body) {
+    for (const e of bodyOf(await owner.client.get("/api/customer/ips"), 200)) {
       expect((await owner.client.delete(`/api/customer/ips/${e.id}`)).status).toBe(204);
     }
   });
@@ -174,7 +174,7 @@ describe("POST /customer/ips", () => {
     for (const dial_prefix of ["", "12a4", "+49", "1".repeat(17), 4711]) {
       const res = await owner.client.post("/api/customer/ips", { cidr: `${base}.0/24`, dial_prefix });
       expectStatus(res, 422, String(dial_prefix));
-      expect(res.body.detail[0].loc).toEqual(["body", "dial_prefix"]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", "dial_prefix"]);
     }
     expect((await addWhitelistEntry(owner, `${base}.0/24`, { dial_prefix: "1".repeat(16) })).dial_prefix).toBe("1".repeat(16));
     expect((await addWhitelistEntry(owner, `${base}.0/24`, { dial_prefix: "0" })).dial_prefix).toBe("0");
@@ -270,7 +270,7 @@ describe("POST /customer/ips", () => {
     const second = await addWhitelistEntry(a, v6Block().cidr);
     const third = await addWhitelistEntry(a, v4Block().cidr);
     const theirs = await addWhitelistEntry(b, v4Block().cidr);
-    expect((await a.client.get("/api/customer/ips")).body.map((e: any) => e.id)).toEqual([third.id, second.id, first.id]);
+    expect(bodyOf(await a.client.get("/api/customer/ips"), 200).map((e: any) => e.id)).toEqual([third.id, second.id, first.id]);
     expect((await b.client.get("/api/customer/ips")).body).toEqual([theirs]);
     expect((await request("GET", "/api/customer/ips")).status).toBe(401);
   });
@@ -342,9 +342,9 @@ describe("PATCH /customer/ips/{ip_id}", () => {
     for (const body of [{ dial_prefix: "x" }, { enabled: "yes" }, { destination_id: "nope" }, { label: "l".repeat(201) }]) {
       const res = await owner.client.patch(`/api/customer/ips/${other.id}`, body);
       expectStatus(res, 422);
-      expect(res.body.detail[0].loc).toEqual(["body", Object.keys(body)[0]]);
+      expect(issuesOf(res.body)[0]?.loc).toEqual(["body", Object.keys(body)[0]]);
     }
-    expect((await owner.client.get(`/api/customer/ips`)).body.find((e: any) => e.id === other.id)).toEqual(other);
+    expect(bodyOf(await owner.client.get(`/api/customer/ips`), 200).find((e: any) => e.id === other.id)).toEqual(other);
   });
 
   it("answers 404 for an unknown entry, another account's entry, or another account's destination", async () => {
@@ -608,7 +608,7 @@ describe("proof of control (issue 20, finding 4)", () => {
     // A wrong code changes nothing.
     const wrong = await carrier.client.post(`/api/customer/ips/${contested.id}/verify`, { code: "0000000000000000" });
     expectStatus(wrong, 422);
-    expect(wrong.body.detail[0].loc).toEqual(["body", "code"]);
+    expect(issuesOf(wrong.body)[0]?.loc).toEqual(["body", "code"]);
 
     // The carrier's SBC sends an OPTIONS from the range; our answer's header goes to the carrier.
     const header = await proofHeaderFor(`${base}.7`);
@@ -617,7 +617,7 @@ describe("proof of control (issue 20, finding 4)", () => {
     expect(verified.body).toMatchObject({ admits_calls: true, pending_reason: null, verification: "verified" });
     expect(verified.body.verified_at).not.toBeNull();
 
-    const [displaced] = (await squatter.client.get("/api/customer/ips")).body;
+    const displaced = firstOf(bodyOf(await squatter.client.get("/api/customer/ips"), 200));
     expect(displaced).toMatchObject({ id: squatted.id, admits_calls: false });
     expect(displaced.pending_reason).toMatch(/^displaced/);
     expect(await latestMailTo(squatter.email)).toContain(cidr);

@@ -13,7 +13,7 @@ import { endedCall, sampleOut, stereoWav, uploadRecording } from "../fixtures/ca
 import { deliveryServices } from "../fixtures/delivery.ts";
 import { createAccount, principalOf, type Session } from "../fixtures/factory.ts";
 import { uniqueAni, verdictEvent } from "../fixtures/verdict.ts";
-import { expectStatus } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
 
 /** A Standard Webhooks secret (whsec_ and base64 of 24 random bytes), as receivers generate them. */
 const newSecret = () => `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))))}`;
@@ -54,10 +54,11 @@ describe("webhook settings", () => {
     const stored = await env.DB.prepare("SELECT webhook_secret_enc FROM customers WHERE id = ?").bind(owner.account.id).first<any>();
     expect(stored.webhook_secret_enc).not.toContain(secret.slice(6));
     // The account shows the URL too.
-    expect((await owner.client.get("/api/auth/me")).body.webhook_url).toBe(HOOK);
+    expect(bodyOf(await owner.client.get("/api/auth/me"), 200).webhook_url).toBe(HOOK);
 
     const unset = await owner.client.put("/api/customer/webhook", { secret: null });
-    expect(unset.body.detail[0]).toMatchObject({ loc: ["body", "secret"], msg: "webhook_secret_required" });
+    expectStatus(unset, 422);
+    expect(issuesOf(unset.body)[0]).toMatchObject({ loc: ["body", "secret"], msg: "webhook_secret_required" });
     expect((await owner.client.put("/api/customer/webhook", { url: null })).body).toEqual({ url: null, secret_set: true });
   });
 
@@ -72,12 +73,11 @@ describe("webhook settings", () => {
     ]) {
       const res = await owner.client.put("/api/customer/webhook", { url, secret: newSecret() });
       expectStatus(res, 422, url);
-      expect(res.body.detail[0].loc, url).toEqual(["body", "url"]);
+      expect(issuesOf(res.body)[0]?.loc, url).toEqual(["body", "url"]);
     }
-    expect((await owner.client.put("/api/customer/webhook", { url: HOOK, secret: "whsec_!!notbase64!!" })).body.detail[0].loc).toEqual([
-      "body",
-      "secret",
-    ]);
+    expect(
+      issuesOf(bodyOf(await owner.client.put("/api/customer/webhook", { url: HOOK, secret: "whsec_!!notbase64!!" }), 422))[0]?.loc,
+    ).toEqual(["body", "secret"]);
   });
 });
 
@@ -158,6 +158,7 @@ describe("events from verdicts", () => {
     const controlled = received.find((e) => e.type === "automation.number_controlled")!;
     expect(controlled.data).toMatchObject({ call_id: event.callId, control: { action: "block", ani: event.call.ani!.replace("+", "") } });
     const list = await owner.client.get("/api/customer/webhook/deliveries");
+    expectStatus(list, 200);
     expect(list.body.total).toBe(3);
     expect(list.body.items.map((d: any) => [d.status, d.attempts])).toEqual([
       ["delivered", 1],
@@ -207,7 +208,7 @@ describe("delivery", () => {
     expect(new Set(outbound.posts.map((p) => p.headers["webhook-id"])).size).toBe(1);
     expect(new Set(outbound.posts.map((p) => p.body)).size).toBe(1);
     for (const post of outbound.posts) expect(receive(secret, post).type).toBe("call.analyzed");
-    const [delivery] = (await owner.client.get("/api/customer/webhook/deliveries")).body.items;
+    const delivery = firstOf(bodyOf(await owner.client.get("/api/customer/webhook/deliveries"), 200).items, "a delivery");
     expect(delivery).toMatchObject({
       kind: "call.analyzed",
       status: "delivered",
@@ -222,7 +223,8 @@ describe("delivery", () => {
       { attempt: 3, status_code: 200, error: null },
     ]);
     const detail = await owner.client.get(`/api/customer/webhook/deliveries/${delivery.id}`);
-    expect(detail.body.attempt_log.map((a: any) => a.status_code)).toEqual([500, null, 200]);
+    expectStatus(detail, 200);
+    expect(detail.body.attempt_log?.map((a) => a.status_code)).toEqual([500, null, 200]);
     // A doubled queue message for a delivered event posts nothing more.
     const { runDelivery } = await import("../../../worker/queues/deliveries.ts");
     await runDelivery(services, { type: "webhook", delivery_id: delivery.id });
@@ -243,7 +245,7 @@ describe("delivery", () => {
     const hours = RETRY_DELAYS_SEC.reduce((a, b) => a + b, 0) / 3600;
     expect(hours).toBeGreaterThan(20);
     expect(hours).toBeLessThan(28);
-    const [delivery] = (await owner.client.get("/api/customer/webhook/deliveries")).body.items;
+    const delivery = firstOf(bodyOf(await owner.client.get("/api/customer/webhook/deliveries"), 200).items, "a delivery");
     expect(delivery).toMatchObject({ status: "failed", attempts: 10, status_code: 503, next_attempt_at: null });
   });
 
@@ -255,7 +257,7 @@ describe("delivery", () => {
     await services.verdicts.deliver(await verdictEvent(owner));
     await drain();
     expect(outbound.posts).toEqual([]);
-    const [delivery] = (await owner.client.get("/api/customer/webhook/deliveries")).body.items;
+    const delivery = firstOf(bodyOf(await owner.client.get("/api/customer/webhook/deliveries"), 200).items, "a delivery");
     expect(delivery).toMatchObject({ status: "failed", error: "url_private_address" });
     // Repointed to a public address, a redelivery goes through.
     outbound.addresses.set("hooks.carrier.example", ["93.184.215.14"]);
@@ -278,10 +280,13 @@ describe("delivery", () => {
 describe("the OpenAPI document", () => {
   it("documents each event kind in its webhooks section, with the signature headers", async () => {
     const owner = await createAccount();
-    const doc = (await owner.client.get("/api/openapi.json")).body;
+    // The document describes every route but its own.
+    const doc = (await owner.client.get("/api/openapi.json")).body as {
+      webhooks: Record<string, { post: { parameters: { name: string }[]; description: string } }>;
+    };
     expect(Object.keys(doc.webhooks).sort()).toEqual(["automation.number_controlled", "call.analyzed", "call.route_alert", "webhook.test"]);
-    const analyzed = doc.webhooks["call.analyzed"].post;
-    expect(analyzed.parameters.map((p: any) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
-    expect(analyzed.description).toContain("HMAC-SHA256");
+    const analyzed = doc.webhooks["call.analyzed"]?.post;
+    expect(analyzed?.parameters.map((p) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    expect(analyzed?.description).toContain("HMAC-SHA256");
   });
 });
