@@ -17,6 +17,8 @@ import {
   discover,
   MCP_RESOURCE,
   oauthErrorOf,
+  REDIRECT,
+  registerClient,
   serveClientMetadata,
   viaWorker,
   workerFetch,
@@ -26,22 +28,6 @@ afterEach(() => vi.restoreAllMocks());
 
 /** Where an attacker's anonymously registered client sends people. */
 const ATTACKER = "https://phishing.example/landing";
-const REDIRECT = "https://agent.example/callback";
-
-async function registerClient(as: oauth.AuthorizationServer, redirectUri = REDIRECT): Promise<oauth.Client> {
-  const res = await oauth.dynamicClientRegistrationRequest(
-    as,
-    {
-      redirect_uris: [redirectUri],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      client_name: "Security Agent",
-    },
-    viaWorker,
-  );
-  return oauth.processDynamicClientRegistrationResponse(res);
-}
-
 const challenge = () => oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
 
 /** An MCP initialize with the bearer token: 200 while the token works, 401 once it does not. */
@@ -95,7 +81,7 @@ const exchange = async (
 describe("finding 1: the authorization endpoint is no open redirector", () => {
   it("shows an unsupported or missing response_type on its own page (400), never redirecting to the client's registered URI", async () => {
     const as = await discover();
-    const client = await registerClient(as, ATTACKER);
+    const client = await registerClient(as, { redirect_uris: [ATTACKER] });
     for (const responseType of ["x", "token", null]) {
       const url = authorizationUrl(as, { clientId: client.client_id, redirectUri: ATTACKER, challenge: await challenge() });
       if (responseType === null) url.searchParams.delete("response_type");
@@ -113,7 +99,7 @@ describe("finding 1: the authorization endpoint is no open redirector", () => {
 
   it("answers the consent form's POST with a bad response_type on its page too", async () => {
     const as = await discover();
-    const client = await registerClient(as, ATTACKER);
+    const client = await registerClient(as, { redirect_uris: [ATTACKER] });
     const res = await workerFetch(`${ORIGIN}/api/oauth/authorize`, {
       method: "POST",
       redirect: "manual",
