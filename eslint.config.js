@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import tseslint from "typescript-eslint";
 
-// Import boundaries (see docs/decisions.md, "How the code is organised"), in two kinds:
+// Import boundaries (see docs/decisions/code-layout.md#what-the-linter-and-the-cycle-check-keep-apart), in two kinds:
 //   - packages and the tables (no-restricted-imports): drizzle-orm and schema/'s tables only in
 //     services, Hono nowhere below the front doors;
 //   - folders (layers/imports, below): what a folder may not import, checked on the path an

@@ -27,7 +27,7 @@ export const whitelistIps = sqliteTable(
     destinationId: text("destination_id"),
     enabled: bool("enabled").notNull().default(true),
     /**
-     * Proof of control (docs/decisions.md, "Security", finding 4): none | proven (the account read
+     * Proof of control (docs/decisions/trunk-and-admission.md#proof-of-control-of-whitelisted-ranges, finding 4): none | proven (the account read
      * back the code our OPTIONS answer carried to an address in the range) | approved (a platform
      * administrator).
      */

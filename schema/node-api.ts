@@ -85,7 +85,7 @@ export const AdmissionTicket = z.object({
   agent_destination: DestinationTarget.nullable().optional(),
   /**
    * A call the platform places (test, verification or web-dialer call): the account it is placed
-   * for, signed by the platform (a JWS, docs/decisions.md "Calls the platform places"), for the
+   * for, signed by the platform (a JWS, docs/decisions/test-calls-and-dialer.md#calls-the-platform-places-cannot-be-aimed-at-others), for the
    * node to send as the PLACED_CALL_ACCOUNT_HEADER of every INVITE of the call. Absent otherwise.
    */
   account_assertion: z.string().optional(),

@@ -83,7 +83,7 @@ const ConfigFields = z.object({
   /** Whitelist entries per account, and whitelist writes (create, change, delete, verify) per account per minute. */
   WHITELIST_MAX_ENTRIES: int(1).default(100),
   WHITELIST_WRITES_PER_MINUTE: int(1).default(30),
-  // Cases, support tickets, share links and leads (docs/decisions.md, issue 14).
+  // Cases, support tickets, share links and leads (docs/decisions/cases-support-shares.md).
   /** Where support-ticket messages and setup-call requests (POST /public/leads) are mailed. */
   SERVICE_TEAM_EMAIL: z.email().default("service-team@call-shield.example"),
   /** A share link's lifetime when the request leaves `expires_in_hours` out; null in the request: it never expires. */
@@ -98,7 +98,7 @@ const ConfigFields = z.object({
   /** Setup-call requests (POST /public/leads) one source address may send per window. */
   LEAD_MAX_PER_IP: int(1).default(5),
   LEAD_WINDOW_SEC: int(1).default(3600),
-  // Test calls and verified caller IDs (docs/decisions.md, "Test calls").
+  // Test calls and verified caller IDs (docs/decisions/test-calls-and-dialer.md#test-call-statuses-and-creation).
   /** The caller ID of test calls that name none, and of verification calls: the platform's own number. */
   PLATFORM_CALLER_ID: z
     .string()
@@ -137,7 +137,7 @@ const ConfigFields = z.object({
     .optional(),
   INGRESS_HOST: z.string().default("127.0.0.1"),
   INGRESS_PORT: int(1).default(5060),
-  // The web dialer (docs/decisions.md, "Web dialer").
+  // The web dialer (docs/decisions/test-calls-and-dialer.md#the-dialer-token-single-use).
   /** Lifetime of a dialer token (POST /customer/dialer/session): minted as a call is placed, spent by its INVITE. */
   DIALER_TOKEN_TTL_SEC: int(10).default(180),
   /** The SIP node's WebSocket listener (RFC 7118) the dialer page connects to: wss:// in production. */
@@ -182,7 +182,7 @@ const ConfigFields = z.object({
   OUTBOUND_ALLOW_LOOPBACK: flag.default(false),
   /** The outbox readable at /dev/mail and /dev/mail.json from loopback; only `npm start` turns it on, never a deployed Worker. */
   LOCAL_MAIL_VIEW: flag.default(false),
-  // Money and the account (docs/decisions.md, "Money and the account").
+  // Money and the account (docs/decisions/call-ledger-and-money.md).
   /** Regions where the platform has a media bucket: what PUT /customer/data-location accepts as data_region. */
   DATA_REGIONS: regionList.default(["ca"]),
   /** Regions where the platform has a media relay: what PUT /customer/data-location accepts as media_region. */
@@ -197,7 +197,7 @@ const ConfigFields = z.object({
   STRIPE_PUBLISHABLE_KEY: z.string().startsWith("pk_").optional(),
   /** Signs the provider's callbacks (whsec_...); locally a key derived from JWT_SECRET when unset. */
   STRIPE_WEBHOOK_SECRET: z.string().min(16).optional(),
-  // The calls pipeline (docs/decisions.md, "Calls and analysis").
+  // The calls pipeline (docs/decisions/calls-and-analysis.md#the-pipeline).
   /** Who turns recordings into text: Workers AI's Whisper, an OpenAI-compatible URL, or nobody. */
   TRANSCRIPTION_PROVIDER: z.enum(["workers-ai", "openai-compatible", "off"]).default("workers-ai"),
   /** Base URL up to /v1 of an OpenAI-compatible speech-to-text service (the offline engine locally). */

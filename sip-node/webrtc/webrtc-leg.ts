@@ -6,7 +6,7 @@
 // relay measures, records, captures and forwards it like any caller's RTP; what the relay sends
 // to that side comes back here, is encoded for the browser and sent over SRTP.
 //
-// The B2BUA's use (b2bua/call-media.ts; docs/decisions.md, "Web dialer media"):
+// The B2BUA's use (b2bua/call-media.ts; docs/decisions/test-calls-and-dialer.md#the-webrtc-leg-at-the-sip-node):
 //   const leg = await engine.openWebRtcLeg(relay, "caller", inviteSdp);   // after admission
 //   offer to the destination: anchor("a", leg.relaySdpBytes)               // plain RTP, G.711
 //   the destination's answer: anchor("b", body); leg.destinationAnswered(body)

@@ -1,4 +1,4 @@
-// The import boundaries of docs/decisions.md ("How the code is organised") are enforced by
+// The import boundaries of docs/decisions/code-layout.md#what-the-linter-and-the-cycle-check-keep-apart are enforced by
 // eslint.config.js: these files would each break one, and the linter must say so; a few next to
 // them keep to it and must pass (the services of a front door's name are not that front door).
 import { ESLint } from "eslint";

@@ -1,4 +1,4 @@
-// Monthly invoices (the spec leaves the body open: docs/decisions.md, "Money and the account").
+// Monthly invoices (the spec leaves the body open: docs/decisions/call-ledger-and-money.md#invoices).
 import { z } from "@hono/zod-openapi";
 import { pageOf } from "../lib/pagination.ts";
 import { InvoiceBillingAddressSchema, TaxComponentSchema } from "./settings.ts";

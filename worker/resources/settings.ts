@@ -1,5 +1,5 @@
 // Account settings: tax id, data location, low-balance alert, billing address. The spec leaves
-// their bodies open; these shapes are ours (docs/decisions.md, "Money and the account").
+// their bodies open; these shapes are ours (docs/decisions/call-ledger-and-money.md#account-settings-bodies).
 import { z } from "@hono/zod-openapi";
 
 export const TaxIdSchema = z

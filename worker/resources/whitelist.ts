@@ -26,7 +26,7 @@ export const IpEntrySchema = z
     destination_id: z.uuid().nullable(),
     enabled: z.boolean(),
     created_at: z.string().openapi({ format: "date-time" }),
-    // Proof of control: our extension of the spec's IP entry (docs/decisions.md, "Security").
+    // Proof of control: our extension of the spec's IP entry (docs/decisions/trunk-and-admission.md#proof-of-control-of-whitelisted-ranges).
     admits_calls: z.boolean().openapi({
       description:
         "Our extension. Whether calls from the range are admitted now: a range /24 (IPv6 /48) or narrower at once, " +

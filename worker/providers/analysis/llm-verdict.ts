@@ -1,6 +1,6 @@
 // What the LLM adapters share: reading the model's answer as the strict Verdict, and the embedded
-// verdict for the call when the answer is not one (docs/decisions.md, "Analysis tiers: one list of
-// categories, the embedded verdict as fallback").
+// verdict for the call when the answer is not one
+// (docs/decisions/calls-and-analysis.md#the-embedded-verdict-as-the-llm-tiers-fallback).
 import { type AnalysisInput, type AnalysisResult, VerdictSchema, type Verdict } from "./analyser.ts";
 import { CATEGORIES } from "./categories.ts";
 import { analyseEmbedded, EMBEDDED_MODEL, EMBEDDED_PROMPT_VERSION } from "./embedded.ts";

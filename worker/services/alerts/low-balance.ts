@@ -1,6 +1,6 @@
 // The low-balance alert: one e-mail when the balance falls below the account's threshold, then
 // quiet until the balance is back at or above it (re-armed). The Cron Trigger looks at every
-// account with the alert on at each tick (docs/decisions.md, "Money and the account").
+// account with the alert on at each tick (docs/decisions/call-ledger-and-money.md#low-balance-alert-and-canadian-tax).
 import { and, eq } from "drizzle-orm";
 import { customers } from "../../../schema/identity.ts";
 import { toUsd } from "../../lib/money.ts";

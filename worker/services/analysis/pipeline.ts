@@ -1,7 +1,7 @@
 // The calls pipeline: a recorded call the sampling policy selects (or one a customer asks for,
 // ./on-demand.ts) becomes a job; the job transcribes the recording side by side, analyses
 // transcript and call facts with the account's AI tier, stores both, and hands the verdict to the seam
-// (services/analysis/verdicts.ts). Statuses (docs/decisions.md, "Calls and analysis"):
+// (services/analysis/verdicts.ts). Statuses (docs/decisions/calls-and-analysis.md#statuses-retries-and-refunds):
 //   none     nothing to work on (not answered, relay_only, rejected)
 //   pending  the call is under way; its recording is awaited
 //   skipped  recorded but not selected (sampling, record_only, or the fee not covered); analysable on demand

@@ -1,5 +1,5 @@
 // Canadian sales tax on what the account is billed, decided by the billing address alone
-// (docs/decisions.md, "Money and the account"): outside Canada or no country → exempt; Canada →
+// (docs/decisions/call-ledger-and-money.md#low-balance-alert-and-canadian-tax): outside Canada or no country → exempt; Canada →
 // HST in the harmonized provinces, 5% federal GST everywhere else and when the province is unset.
 import type { BillingAddress } from "../../../schema/identity.ts";
 

@@ -1,6 +1,6 @@
 // Settings of the exchange's commerce (eSIM issuing, SM-DP+ notifications, platform fee, IoT
 // charge), read from the Worker's vars with defaults, parsed once per binding set.
-// Every name is listed in the exchange part of docs/decisions.md.
+// Every name is listed in the exchange part of docs/decisions/exchange.md.
 import { z } from "zod";
 import { ConfigError, type Bindings } from "../../env.ts";
 import { toMicros } from "../../lib/money.ts";

@@ -1,4 +1,4 @@
-// Sign-in and signup throttling (spec rule 3; docs/decisions.md, "Identity"). Per source
+// Sign-in and signup throttling (spec rule 3; docs/decisions/accounts-and-identity.md#sign-in-and-signup-throttling). Per source
 // address two counters: failed sign-ins (LOGIN_IP_MAX_FAILURES), so an office behind one NAT
 // address is not locked out by its own staff signing in, and every attempt under a far higher
 // ceiling (LOGIN_IP_MAX_ATTEMPTS) against floods. Per e-mail only wrong passwords count, and

@@ -20,7 +20,7 @@ import { actingLabel, sessionRole, type Principal } from "../identity/principal.
  * Ranges the platform does not ring for an account unless its operator allows them, beyond what
  * libphonenumber-js types as premium rate: ranges billed to the caller at a high rate or shared
  * with the number's holder (the currency of toll fraud), including forms the library's metadata
- * does not type (a premium prefix with a length it does not know). Documented in docs/decisions.md.
+ * does not type (a premium prefix with a length it does not know). Documented in docs/decisions/test-calls-and-dialer.md#calls-the-platform-places-cannot-be-aimed-at-others.
  */
 export const REFUSED_RANGES: { pattern: RegExp; why: string }[] = [
   { pattern: /^\+1900/, why: "North American premium rate (900)" },

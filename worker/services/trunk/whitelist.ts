@@ -4,7 +4,7 @@
 // themselves. Order of work on create: claim in the registry, then insert the row, releasing the
 // claim if the insert fails; on delete: release, then delete the row.
 //
-// Proof of control (issue 20, finding 4; docs/decisions.md, "Security"): an entry /24 (IPv6 /48)
+// Proof of control (issue 20, finding 4; docs/decisions/trunk-and-admission.md#proof-of-control-of-whitelisted-ranges): an entry /24 (IPv6 /48)
 // or narrower admits calls as soon as it is made, as the spec's onboarding has it, unless another
 // account's claim overlapped it first; a wider one, or one made over another account's unproven
 // claim, admits calls once the account proves control (the code of our OPTIONS answer, entered

@@ -43,7 +43,7 @@ export function recommendationOf(probability: number, heard: HeardCall): Verdict
 
 /**
  * The category, from the cue families: who was impersonated first, else what was offered, else
- * what was asked. The closed list is in docs/decisions.md ("The analyser's categories").
+ * what was asked. The closed list is in docs/decisions/calls-and-analysis.md#one-list-of-categories-for-every-tier.
  */
 export function cueCategory(families: Set<CueFamily>): string | null {
   const f = (family: CueFamily) => families.has(family);
