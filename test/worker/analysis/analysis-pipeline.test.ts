@@ -10,7 +10,7 @@ import type { VerdictEvent } from "../../../worker/services/analysis/verdicts.ts
 import { endedCall, sampleOut, stereoWav, uploadRecording } from "../fixtures/call.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
 import { callRow } from "../fixtures/node-client.ts";
-import { bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
 
 const SCAM = {
   caller: [
@@ -53,7 +53,7 @@ function pipelineServices(transcriber: OpenAiCompatibleTranscriber) {
   return { services, sent, verdicts };
 }
 
-const ledgerOf = async (owner: Session) => bodyOf(await owner.client.get("/api/customer/ledger"), 200).items as any[];
+const ledgerOf = async (owner: Session) => bodyOf(await owner.client.get("/api/customer/ledger"), 200).items;
 
 /** A recorded call that the sampling left out, so nothing runs until the test says so. */
 async function recordedCall(owner?: Session, seconds = 20) {
@@ -165,7 +165,10 @@ describe("a job", () => {
     expect(call).toMatchObject({ transcript_status: "failed", analysis_status: "failed" });
     expect(call!.processing_error).toMatch(/transcription service answered 503/);
     const entries = await ledgerOf(owner);
-    const fee = entries.find((e) => e.type === "analysis");
+    const fee = firstOf(
+      entries.filter((e) => e.type === "analysis"),
+      "an analysis fee",
+    );
     const refund = entries.find((e) => e.type === "refund");
     expect(refund).toMatchObject({ amount: -fee.amount, call_id: callId });
   });
@@ -254,7 +257,7 @@ describe("POST /api/calls/{call_id}/analyze", () => {
 describe("AI tiers of the account", () => {
   it("marks the current tier, changes it, and names the field of an unknown one", async () => {
     const owner = await createAccount();
-    const before = (await owner.client.get("/api/customer/ai-modes")).body as any[];
+    const before = bodyOf(await owner.client.get("/api/customer/ai-modes"), 200);
     expect(before.filter((t) => t.current).map((t) => t.mode)).toEqual(["power"]);
     const set = await owner.client.put("/api/customer/ai-mode", { mode: "lite" });
     expect(set).toMatchObject({ status: 200, body: { mode: "lite", current: true, analysis_fee_per_call: 0.005 } });

@@ -132,7 +132,7 @@ describe("an uploaded sip-log.jsonl", () => {
     expectStatus(res, 200);
     expect(res.body.call_id).toBe(call.id);
     expect(res.body.sip_call_id).toBe(call.sip_call_id);
-    const summary = res.body.messages.map((m: any) => `${m.direction} ${m.status ?? m.method} ${m.fromip}>${m.toip}`);
+    const summary = res.body.messages.map((m) => `${m.direction} ${m.status ?? m.method} ${m.fromip}>${m.toip}`);
     expect(summary).toEqual([
       `in INVITE ${CALLER}>${NODE}`,
       `out 100 Trying ${NODE}>${CALLER}`,
@@ -194,13 +194,13 @@ describe("an uploaded sip-log.jsonl", () => {
     expect((await node.upload(call.id, "sip-log.jsonl", body)).status).toBe(200);
     const res = await owner.client.get(`/api/calls/${call.id}/sip-log`);
     expectStatus(res, 200);
-    expect(res.body.messages.map((m: any) => m.first_line)).toEqual([LOG[0]!.first_line, LOG[1]!.first_line]);
+    expect(res.body.messages.map((m) => m.first_line)).toEqual([LOG[0]!.first_line, LOG[1]!.first_line]);
 
     const other = await callWithLadder(owner);
     expect((await node.upload(other.id, "sip-log.jsonl", new TextEncoder().encode("nothing to read\n"))).status).toBe(200);
     const fallback = await owner.client.get(`/api/calls/${other.id}/sip-log`);
     expectStatus(fallback, 200);
-    expect(fallback.body.messages.map((m: any) => m.first_line)).toEqual(["INVITE sip:ladder SIP/2.0"]);
+    expect(fallback.body.messages.map((m) => m.first_line)).toEqual(["INVITE sip:ladder SIP/2.0"]);
   });
 
   it("is read up to SIP_LOG_READ_BYTES, whole lines only, the text saying how much more the file holds", async () => {

@@ -183,7 +183,7 @@ describe("a call placed with the token", () => {
     expect(ended.body.charged_amount).toBeGreaterThan(0);
     const listed = await owner.client.get("/api/calls?origin=dialer");
     expectStatus(listed, 200);
-    expect(listed.body.items.map((c: any) => c.id)).toEqual([callId]);
+    expect(listed.body.items.map((c) => c.id)).toEqual([callId]);
     expect(listed.body.items[0]).toMatchObject({ origin: "dialer", hangup_by: "caller" });
   });
 

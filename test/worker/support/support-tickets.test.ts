@@ -185,7 +185,7 @@ describe("POST /support/tickets/{id}/messages", () => {
     expect(res.body).toMatchObject({ author_kind: "customer", author_label: "Ada Analyst", body: "Still happening on +4930." });
     const detail = bodyOf(await owner.client.get(`/api/support/tickets/${ticket.id}`), 200);
     expect(detail).toMatchObject({ status: "open", closed_at: null, message_count: 1 });
-    expect(detail.messages.map((m: any) => m.body)).toEqual(["Still happening on +4930."]);
+    expect(detail.messages.map((m) => m.body)).toEqual(["Still happening on +4930."]);
     const mail = await latestMailTo(SERVICE_TEAM);
     expect(mail).toContain("Still happening on +4930.");
     expect(mail).toContain("From: Ada Analyst");
@@ -241,7 +241,7 @@ describe("the service team's replies (platform administrators)", () => {
     const b = await openTicket(two, { subject: "from two" });
     await two.client.patch(`/api/support/tickets/${b.id}`, { status: "closed" });
     const admin = await platformAdmin();
-    const open = bodyOf(await admin.client.get("/api/admin/support/tickets?status=open&limit=200"), 200).items.map((t: any) => t.id);
+    const open = bodyOf(await admin.client.get("/api/admin/support/tickets?status=open&limit=200"), 200).items.map((t) => t.id);
     expect(open).toContain(a.id);
     expect(open).not.toContain(b.id);
   });

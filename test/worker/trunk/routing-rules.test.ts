@@ -110,7 +110,7 @@ describe("GET /customer/routing-rules", () => {
     await addRoutingRule(owner, "121", d.id, { priority: 20, enabled: false });
     await addRoutingRule(owner, "44", d.id, { priority: 10 });
     const list = bodyOf(await owner.client.get("/api/customer/routing-rules"), 200);
-    expect(list.map((r: any) => `${r.prefix}@${r.priority}`)).toEqual(["1212@50", "+1212@100", "121@20", "44@10", "+12@100", "1@1"]);
+    expect(list.map((r) => `${r.prefix}@${r.priority}`)).toEqual(["1212@50", "+1212@100", "121@20", "44@10", "+12@100", "1@1"]);
 
     const other = await createAccount();
     expect((await other.client.get("/api/customer/routing-rules")).body).toEqual([]);
@@ -175,8 +175,8 @@ describe("PATCH /customer/routing-rules/{rule_id}", () => {
       expect(issuesOf(res.body)[0]?.loc).toEqual(["body", Object.keys(body)[0]]);
     }
     const list = bodyOf(await owner.client.get("/api/customer/routing-rules"), 200);
-    expect(list.find((r: any) => r.id === other.id)).toEqual(other);
-    expect(list.find((r: any) => r.id === third.id)).toEqual(third);
+    expect(list.find((r) => r.id === other.id)).toEqual(other);
+    expect(list.find((r) => r.id === third.id)).toEqual(third);
   });
 
   it("answers 404 for an unknown rule, another account's rule, or another account's destination", async () => {

@@ -257,7 +257,7 @@ describe("POST /customer/ips", () => {
     const second = await addWhitelistEntry(a, v6Block().cidr);
     const third = await addWhitelistEntry(a, v4Block().cidr);
     const theirs = await addWhitelistEntry(b, v4Block().cidr);
-    expect(bodyOf(await a.client.get("/api/customer/ips"), 200).map((e: any) => e.id)).toEqual([third.id, second.id, first.id]);
+    expect(bodyOf(await a.client.get("/api/customer/ips"), 200).map((e) => e.id)).toEqual([third.id, second.id, first.id]);
     expect((await b.client.get("/api/customer/ips")).body).toEqual([theirs]);
     expect((await request("GET", "/api/customer/ips")).status).toBe(401);
   });
@@ -331,7 +331,7 @@ describe("PATCH /customer/ips/{ip_id}", () => {
       expectStatus(res, 422);
       expect(issuesOf(res.body)[0]?.loc).toEqual(["body", Object.keys(body)[0]]);
     }
-    expect(bodyOf(await owner.client.get(`/api/customer/ips`), 200).find((e: any) => e.id === other.id)).toEqual(other);
+    expect(bodyOf(await owner.client.get(`/api/customer/ips`), 200).find((e) => e.id === other.id)).toEqual(other);
   });
 
   it("answers 404 for an unknown entry, another account's entry, or another account's destination", async () => {

@@ -160,7 +160,7 @@ describe("events from verdicts", () => {
     const list = await owner.client.get("/api/customer/webhook/deliveries");
     expectStatus(list, 200);
     expect(list.body.total).toBe(3);
-    expect(list.body.items.map((d: any) => [d.status, d.attempts])).toEqual([
+    expect(list.body.items.map((d) => [d.status, d.attempts])).toEqual([
       ["delivered", 1],
       ["delivered", 1],
       ["delivered", 1],
