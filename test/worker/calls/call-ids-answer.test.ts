@@ -12,13 +12,12 @@ import { apiKeyOf, callFails, callOk, mcpClient } from "../fixtures/mcp-client.t
 import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { BOOT_ID, callRow, node, NODE_ID } from "../fixtures/node-client.ts";
 import { admitted, answered, ended, eventually, fundedLedger, ONE_SLICE, sipNode } from "../fixtures/ledger.ts";
-import { connectNode, untilSent, type FakeNode } from "../fixtures/test-call.ts";
+import { fakeNodesClosedAfterEach, untilSent } from "../fixtures/test-call.ts";
 import { bodyOf, expectStatus } from "../fixtures/client.ts";
 
-const nodes: FakeNode[] = [];
+const connect = fakeNodesClosedAfterEach();
 
 afterEach(() => {
-  for (const fake of nodes.splice(0)) fake.close();
   vi.restoreAllMocks();
 });
 
@@ -52,8 +51,7 @@ async function progress(testCallId: string, body: Record<string, unknown>) {
  */
 async function answeredTestCall(owner: Session, nodeName: string) {
   await addDestination(owner, { is_default: true, host: "default.sbc.test" });
-  const fake = await connectNode(nodeName);
-  nodes.push(fake);
+  const fake = await connect(nodeName);
   const created = bodyOf(await owner.client.post("/api/customer/test-calls", { number: "+14155550161", seconds: 20 }), 202);
   await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === created.id);
   holdRecords();

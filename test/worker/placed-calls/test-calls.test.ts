@@ -1,39 +1,30 @@
-// Test calls: every operation, state row, default and error of the spec's "Test calls"; the
-// originate and cancel commands a SIP node gets through the NodeHub; the node's progress reports;
-// and the test call's admission and charge through the account's ledger (origin test).
+// Test calls: every operation, state row, default and error of the spec's "Test calls", and the
+// originate and cancel commands a SIP node gets through the NodeHub (the node's progress reports
+// and the call's admission: test-call-nodes.test.ts).
 import { env } from "cloudflare:test";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { compactVerify, createLocalJWKSet } from "jose";
-import { as, bodyOf, expectStatus, issuesOf, request } from "../fixtures/client.ts";
+import { describe, expect, it, vi } from "vitest";
+import { as, bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, principalOf, testServices, type Session } from "../fixtures/factory.ts";
-import { callRow, node, NODE_ID } from "../fixtures/node-client.ts";
-import { connectNode, placeTestCall, uniqueNumber, untilSent, untilStatus, verifyNumber, type FakeNode } from "../fixtures/test-call.ts";
+import { node } from "../fixtures/node-client.ts";
+import {
+  accountWithDefaultDestination,
+  fakeNodesClosedAfterEach,
+  placeTestCall,
+  reportProgress,
+  uniqueNumber,
+  untilSent,
+  untilStatus,
+  verifyNumber,
+} from "../fixtures/test-call.ts";
 import { CreateTestCallSchema } from "../../../worker/resources/test-calls.ts";
 import { createTestCall, sweepTestCalls } from "../../../worker/services/placed-calls/test-calls.ts";
 import type { Principal } from "../../../worker/services/identity/principal.ts";
-import { syncAdmissionState } from "../../../worker/services/trunk/admission-state.ts";
 
-const nodes: FakeNode[] = [];
-const connect = async (...args: Parameters<typeof connectNode>) => {
-  const fake = await connectNode(...args);
-  nodes.push(fake);
-  return fake;
-};
-
-afterEach(() => {
-  for (const fake of nodes.splice(0)) fake.close();
-});
+const connect = fakeNodesClosedAfterEach();
 
 const testCallRows = async (customerId: string) =>
   (await env.DB.prepare("SELECT * FROM test_calls WHERE customer_id = ?").bind(customerId).all<Record<string, any>>()).results;
-
-/** An account with a default destination. */
-async function readyAccount() {
-  const owner = await createAccount();
-  const destination = await addDestination(owner, { is_default: true, host: "default.sbc.test" });
-  return { owner, destination };
-}
 
 /** The owner's principal as an AI agent's OAuth token would resolve it. */
 async function connectorOf(owner: Session): Promise<Principal> {
@@ -49,21 +40,17 @@ async function connectorOf(owner: Session): Promise<Principal> {
 const askAsAgent = async (owner: Session, body: Record<string, unknown>) =>
   createTestCall(testServices(), await connectorOf(owner), CreateTestCallSchema.parse(body));
 
-/** The node's report of a test call's progress (as the node that placed it, unless the body names another). */
-const progress = (id: string, body: Record<string, unknown>) =>
-  node.post(`/test-calls/${id}/progress`, { node_id: NODE_ID, at: new Date().toISOString(), ...body });
-
 describe("POST /api/customer/test-calls", () => {
   // First in the file: no fake node of an earlier test can still be on the hub.
   it("fails naming no_sip_node when no SIP node is connected", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550124" });
     expectStatus(res, 202);
     expect(await untilStatus(owner, res.body.id, "failed")).toMatchObject({ error: "no_sip_node" });
   });
 
   it("answers 202 queued with the defaults, sends originate through a node and moves to dialing", async () => {
-    const { owner, destination } = await readyAccount();
+    const { owner, destination } = await accountWithDefaultDestination();
     const fake = await connect("tc-node-a");
     const res = await owner.client.post("/api/customer/test-calls", { number: "+1 (415) 555-0123".replace(/[ ()-]/g, "") });
     expectStatus(res, 202);
@@ -96,7 +83,7 @@ describe("POST /api/customer/test-calls", () => {
   });
 
   it("fails naming node_timeout when the node does not take it within 5 s", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     await connect("tc-node-silent", () => null);
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550125" });
     expectStatus(res, 202);
@@ -104,7 +91,7 @@ describe("POST /api/customer/test-calls", () => {
   }, 20_000);
 
   it("goes out through the destination named, with a verified caller ID, the scam sample and its seconds", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const other = await addDestination(owner, { host: "other.sbc.test" });
     const fake = await connect("tc-node-b");
     const [callerId, callee] = [uniqueNumber(), uniqueNumber()];
@@ -124,7 +111,7 @@ describe("POST /api/customer/test-calls", () => {
   });
 
   it("answers 403 test_calls_disabled when the account's switch is off, storing nothing", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     await env.DB.prepare("UPDATE customers SET test_calls_enabled = 0 WHERE id = ?").bind(owner.account.id).run();
     const res = await owner.client.post("/api/customer/test-calls", { number: "+14155550126" });
     expectStatus(res, 403);
@@ -143,8 +130,8 @@ describe("POST /api/customer/test-calls", () => {
   });
 
   it("answers 404 for a destination or voice agent that is not the account's, or an agent that is not voice_ai", async () => {
-    const { owner, destination } = await readyAccount();
-    const stranger = await readyAccount();
+    const { owner, destination } = await accountWithDefaultDestination();
+    const stranger = await accountWithDefaultDestination();
     const foreignAgent = await addDestination(stranger.owner, { kind: "voice_ai", provider: "vapi", agent_id: "a1" });
     const fake = await connect("tc-node-c");
     const number = uniqueNumber();
@@ -164,7 +151,7 @@ describe("POST /api/customer/test-calls", () => {
   });
 
   it("connects a verified number to the account's voice agent with its instruction", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const agent = await addDestination(owner, { kind: "voice_ai", provider: "vapi", agent_id: "a2" });
     const fake = await connect("tc-node-d");
     const number = uniqueNumber();
@@ -206,7 +193,7 @@ describe("POST /api/customer/test-calls", () => {
   });
 
   it("answers 422 caller_id_not_verified and number_not_verified, storing nothing", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const agent = await addDestination(owner, { kind: "voice_ai", provider: "vapi", agent_id: "a3" });
     const caller = await owner.client.post("/api/customer/test-calls", { number: "+14155550128", caller_id: "+14155550999" });
     expectStatus(caller, 422);
@@ -223,7 +210,7 @@ describe("POST /api/customer/test-calls", () => {
   });
 
   it("answers 429 past 30 test calls an account per hour, storing nothing", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const services = testServices();
     expect(services.config.TEST_CALLS_PER_HOUR).toBe(30);
     // The hour's first 29, counted as the requests would count them.
@@ -237,7 +224,7 @@ describe("POST /api/customer/test-calls", () => {
   });
 
   it("answers 422 naming the field for bad input, storing nothing", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const cases: [Record<string, unknown>, string][] = [
       [{}, "number"],
       [{ number: "1" }, "number"],
@@ -262,7 +249,7 @@ describe("POST /api/customer/test-calls", () => {
 
 describe("GET /api/customer/test-calls", () => {
   it("lists newest first and reads one by id; another id is 404 test call not found", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const first = await owner.client.post("/api/customer/test-calls", { number: "+14155550131" });
     expectStatus(first, 202);
     const second = await owner.client.post("/api/customer/test-calls", { number: "+14155550132" });
@@ -279,152 +266,18 @@ describe("GET /api/customer/test-calls", () => {
   });
 });
 
-describe("a node's progress reports", () => {
-  it("moves the test call forward and never back", async () => {
-    const { owner } = await readyAccount();
-    await connect("tc-node-e");
-    const body = await placeTestCall(owner, { number: "+14155550141" });
-    await untilStatus(owner, body.id, "dialing");
-    expect((await progress(body.id, { status: "ringing", sip_code: 180, sip_reason: "Ringing" })).body).toEqual({ status: "ringing" });
-    expect((await progress(body.id, { status: "answered", answered: true, sip_code: 200, sip_reason: "OK" })).status).toBe(200);
-    // A late ringing changes nothing.
-    expect((await progress(body.id, { status: "ringing", sip_code: 183 })).body).toEqual({ status: "answered" });
-    const answered = bodyOf(await owner.client.get(`/api/customer/test-calls/${body.id}`), 200);
-    expect(answered).toMatchObject({ status: "answered", answered: true, sip_code: 200, sip_reason: "OK" });
-    await progress(body.id, { status: "done", talk_seconds: 30.4, ended_by: "platform" });
-    // An end repeated, or another end after it, changes nothing.
-    expect((await progress(body.id, { status: "failed", sip_code: 500, error: "late" })).body).toEqual({ status: "done" });
-    expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body).toMatchObject({
-      status: "done",
-      answered: true,
-      sip_code: 200,
-      talk_seconds: 30.4,
-      ended_by: "platform",
-      error: null,
-    });
-  });
-
-  it("records a failure with its SIP cause (486 busy)", async () => {
-    const { owner } = await readyAccount();
-    await connect("tc-node-f");
-    const body = await placeTestCall(owner, { number: "+14155550142" });
-    await untilStatus(owner, body.id, "dialing");
-    await progress(body.id, { status: "failed", answered: false, sip_code: 486, sip_reason: "Busy Here", ended_by: "callee" });
-    expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body).toMatchObject({
-      status: "failed",
-      answered: false,
-      sip_code: 486,
-      sip_reason: "Busy Here",
-      talk_seconds: null,
-    });
-  });
-
-  it("answers 404 for an unknown test call, 422 for a malformed report, 401 without the node token", async () => {
-    expect((await progress(crypto.randomUUID(), { status: "ringing" })).status).toBe(404);
-    expect((await progress("not-a-uuid", { status: "ringing" })).status).toBe(404);
-    const { owner } = await readyAccount();
-    const body = await placeTestCall(owner, { number: "+14155550143" });
-    const bad = await progress(body.id, { status: "queued" });
-    expect(bad.status).toBe(422);
-    expect(bad.body.detail[0].loc).toEqual(["body", "status"]);
-    const anonymous = await as({}).post(`/internal/test-calls/${body.id}/progress`, {
-      status: "ringing",
-      node_id: NODE_ID,
-      at: new Date().toISOString(),
-    });
-    expectStatus(anonymous, 401);
-  });
-});
-
-describe("admission of a test call (origin test)", () => {
-  it("admits it on its own destination, number and caller ID, links its record, and charges it through the ledger", async () => {
-    const { owner } = await readyAccount();
-    const route = await addDestination(owner, { host: "route.sbc.test", port: 5070, tech_prefix: "77#" });
-    // Past its pilot, so its calls are charged.
-    await env.DB.prepare("UPDATE customers SET pilot_ends_at = ? WHERE id = ?").bind("2020-01-01T00:00:00.000Z", owner.account.id).run();
-    await syncAdmissionState(testServices(), owner.account.id);
-    const fake = await connect("tc-node-g");
-    const body = await placeTestCall(owner, { number: "+14155550151", destination_id: route.id, seconds: 20 });
-    await untilSent(fake, (c) => c.type === "originate" && c.test_call_id === body.id);
-    const admit = await node.admit({
-      origin: "test",
-      test_call_id: body.id,
-      sip_call_id: body.sip_call_id,
-      src_ip: "127.0.0.1",
-      dialed: "ignored",
-      ani: "ignored",
-    });
-    expect(admit.status).toBe(200);
-    expect(admit.body).toMatchObject({
-      decision: "admit",
-      customer_id: owner.account.id,
-      dialed: "77#+14155550151",
-      ani: "+18005550100",
-      route: "forced",
-      destination: { id: route.id, host: "route.sbc.test", port: 5070 },
-    });
-    const callId = admit.body.call_id;
-    // The INVITE says which account the platform places it for, signed with the published key.
-    const keys = (await request("GET", "/api/public/call-signing-keys")).body;
-    const signed = await compactVerify(admit.body.account_assertion, createLocalJWKSet(keys));
-    expect(JSON.parse(new TextDecoder().decode(signed.payload))).toMatchObject({
-      customer_id: owner.account.id,
-      call_id: callId,
-      origin: "test",
-    });
-    expect(bodyOf(await owner.client.get(`/api/customer/test-calls/${body.id}`), 200).call_id).toBe(callId);
-    expect(await callRow(callId)).toMatchObject({ origin: "test", sip_call_id: body.sip_call_id, customer_id: owner.account.id });
-
-    const before = bodyOf(await owner.client.get("/api/customer/balance"), 200).balance;
-    const t0 = Date.now();
-    const at = (ms: number) => new Date(t0 + ms).toISOString();
-    await node.event(callId, { type: "answered", at: at(1_000) });
-    const ended = await node.event(callId, { type: "ended", at: at(61_000), answered_at: at(1_000), sip_code: 200, hangup_by: "platform" });
-    expect(ended.body).toMatchObject({ status: "completed", billsec: 60 });
-    expect(ended.body!.charged_amount).toBeGreaterThan(0);
-    const after = bodyOf(await owner.client.get("/api/customer/balance"), 200).balance;
-    expect(after).toBeCloseTo(before - ended.body!.charged_amount, 6);
-    const ledger = await owner.client.get("/api/customer/ledger");
-    expectStatus(ledger, 200);
-    expect(ledger.body.items.find((e) => e.call_id === callId)).toMatchObject({ type: "call" });
-  });
-
-  it("refuses a test call that was cancelled (487), or a Call-ID that is not the test call's (404): nothing rings, no call is recorded", async () => {
-    const { owner } = await readyAccount();
-    await connect("tc-node-l");
-    const body = await placeTestCall(owner, { number: "+14155550152" });
-    await untilStatus(owner, body.id, "dialing");
-    const wrong = await node.admit({ origin: "test", test_call_id: body.id, sip_call_id: "other@x", src_ip: "127.0.0.1", dialed: "1" });
-    expect(wrong.body).toEqual({ decision: "reject", sip_code: 404, reason: "test_call_not_found", call_id: null });
-    await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`);
-    const late = await node.admit({
-      origin: "test",
-      test_call_id: body.id,
-      sip_call_id: body.sip_call_id,
-      src_ip: "127.0.0.1",
-      dialed: "1",
-    });
-    expect(late.body).toEqual({ decision: "reject", sip_code: 487, reason: "test_call_cancelled", call_id: null });
-    const unnamed = await node.admit({ origin: "test", src_ip: "127.0.0.1", dialed: "1" });
-    expect(unnamed.body).toMatchObject({ decision: "reject", sip_code: 404 });
-    const calls = await env.DB.prepare("SELECT id FROM calls WHERE customer_id = ?").bind(owner.account.id).all();
-    expect(calls.results).toEqual([]);
-    expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body).toMatchObject({ status: "cancelled", call_id: null });
-  });
-});
-
 describe("POST /api/customer/test-calls/{id}/cancel", () => {
   it("cancels a call a node is placing: cancel_test_call reaches that node, and a later end keeps it cancelled", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const fake = await connect("tc-node-h");
     const body = await placeTestCall(owner, { number: "+14155550161" });
     await untilStatus(owner, body.id, "dialing");
-    await progress(body.id, { status: "ringing", sip_code: 180, node_id: "tc-node-h" });
+    await reportProgress(body.id, { status: "ringing", sip_code: 180, node_id: "tc-node-h" });
     const res = await owner.client.post(`/api/customer/test-calls/${body.id}/cancel`);
     expectStatus(res, 200);
     expect(res.body).toMatchObject({ status: "cancelled", ended_by: "cancel" });
     expect(await untilSent(fake, (c) => c.type === "cancel_test_call")).toEqual({ type: "cancel_test_call", test_call_id: body.id });
-    expect((await progress(body.id, { status: "failed", sip_code: 487, sip_reason: "Request Terminated" })).body).toEqual({
+    expect((await reportProgress(body.id, { status: "failed", sip_code: 487, sip_reason: "Request Terminated" })).body).toEqual({
       status: "cancelled",
     });
     expect((await owner.client.get(`/api/customer/test-calls/${body.id}`)).body).toMatchObject({ status: "cancelled", sip_code: 487 });
@@ -433,7 +286,7 @@ describe("POST /api/customer/test-calls/{id}/cancel", () => {
   });
 
   it("cancels a queued test call a node admitted before it answered the hub: cancel_test_call reaches that node", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const slow = await connect("tc-node-m", () => null);
     const body = await placeTestCall(owner, { number: "+14155550162" });
     await untilSent(slow, (c) => c.type === "originate");
@@ -459,7 +312,7 @@ describe("POST /api/customer/test-calls/{id}/cancel", () => {
 
 describe("a test call asked for by an AI agent (connector token)", () => {
   it("waits as awaiting_confirm with a confirm_url; nothing rings until a person confirms it in the portal", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const fake = await connect("tc-node-i");
     const asked = await askAsAgent(owner, { number: "+14155550171" });
     expect(asked).toMatchObject({ status: "awaiting_confirm", confirm_url: `https://shield.test/app/test-calls/${asked.id}/confirm` });
@@ -487,7 +340,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
   });
 
   it("refuses a confirmation after ten minutes (409) and the test call expires", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const asked = await askAsAgent(owner, { number: "+14155550172" });
     vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     vi.setSystemTime(Date.now() + 600_000 + 1_000);
@@ -497,7 +350,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
   });
 
   it("refuses a confirmation with 422 caller_id_not_verified when the caller ID lost its verification", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const fake = await connect("tc-node-j");
     const callerId = uniqueNumber();
     const verified = await verifyNumber(owner, fake, callerId);
@@ -511,7 +364,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
   });
 
   it("is withdrawn by cancel: it never rings, and no call is recorded", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const fake = await connect("tc-node-k");
     const asked = await askAsAgent(owner, { number: "+14155550174" });
     const res = await owner.client.post(`/api/customer/test-calls/${asked.id}/cancel`);
@@ -524,7 +377,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
   });
 
   it("expires by the cron once its ten minutes have passed", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const asked = await askAsAgent(owner, { number: "+14155550175" });
     const fresh = await askAsAgent(owner, { number: "+14155550176" });
     await sweepTestCalls(testServices(), new Date(Date.parse(asked.confirm_expires_at!) - 1_000));
@@ -537,7 +390,7 @@ describe("a test call asked for by an AI agent (connector token)", () => {
 
 describe("the cron's sweep of test calls", () => {
   it("fails a queued test call no node took within five minutes", async () => {
-    const { owner } = await readyAccount();
+    const { owner } = await accountWithDefaultDestination();
     const asked = await askAsAgent(owner, { number: "+14155550177" });
     await env.DB.prepare("UPDATE test_calls SET status = 'queued' WHERE id = ?").bind(asked.id).run();
     await sweepTestCalls(testServices(), new Date(Date.now() + 301_000));

@@ -3,23 +3,14 @@
 // enters the code. Only a hash of the code is kept; wrong codes and calls are limited; a number
 // belongs to one account.
 import { env } from "cloudflare:test";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, latestMailTo, type Session } from "../fixtures/factory.ts";
 import { node } from "../fixtures/node-client.ts";
-import { connectNode, uniqueNumber, untilSent, verifyNumber, type FakeNode } from "../fixtures/test-call.ts";
+import { fakeNodesClosedAfterEach, uniqueNumber, untilSent, verifyNumber, type FakeNode } from "../fixtures/test-call.ts";
 import { bodyOf, expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
 
-const nodes: FakeNode[] = [];
-const connect = async (nodeId: string) => {
-  const fake = await connectNode(nodeId);
-  nodes.push(fake);
-  return fake;
-};
-
-afterEach(() => {
-  for (const fake of nodes.splice(0)) fake.close();
-});
+const connect = fakeNodesClosedAfterEach();
 
 async function readyAccount() {
   const owner = await createAccount();
