@@ -4,15 +4,16 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../worker/lib/crypto.ts";
 import { decryptSecret } from "../../../worker/lib/secrets.ts";
-import { bodyOf, expectStatus, ORIGIN } from "../fixtures/client.ts";
-import { addDestination, destinationRowOf, listDestinations, VOICE_WEBHOOK_URL, type DestinationRow } from "../fixtures/destination.ts";
+import { bodyOf, expectStatus, issuesOf, ORIGIN } from "../fixtures/client.ts";
+import type { Schemas } from "../fixtures/api-reply.ts";
+import { addDestination, destinationRowOf, listDestinations, VOICE_WEBHOOK_URL } from "../fixtures/destination.ts";
 import { createAccount } from "../fixtures/factory.ts";
 
 const PATH = "/api/customer/destinations";
 const tokenOf = (url: string | null | undefined) => VOICE_WEBHOOK_URL.exec(url ?? "")![1]!;
 
 /** The locations named by a 422 body, e.g. ["body.port"]. */
-const locs = (body: any) => (body.detail as { loc: string[] }[]).map((i) => i.loc.join("."));
+const locs = (body: Schemas["Error"]) => issuesOf(body).map((i) => i.loc.join("."));
 
 describe("credential, secret and key switches", () => {
   it("reports has_* and needs_* and clears each secret with its switch", async () => {
@@ -146,7 +147,7 @@ describe("write-only secrets", () => {
       }),
     );
     expectStatus(created, 201);
-    const id = (created.body as DestinationRow).id as string;
+    const id = created.body.id;
     expect(created.body).toMatchObject({
       has_credential: true,
       has_webhook_secret: true,
@@ -168,7 +169,7 @@ describe("write-only secrets", () => {
     const text = JSON.stringify(replies);
     for (const value of [password, webhookSecret, apiKey, username, realm]) expect(text).not.toContain(value);
     // Not even the names of the write-only fields appear in a destination (a 422 may name one as its loc).
-    const destinationsSeen = replies.flat().filter((r): r is DestinationRow => typeof r === "object" && r !== null && "host" in r);
+    const destinationsSeen = replies.flat().filter((r): r is Record<string, unknown> => typeof r === "object" && r !== null && "host" in r);
     expect(destinationsSeen.length).toBeGreaterThanOrEqual(4);
     for (const d of destinationsSeen) {
       for (const field of ["auth_username", "auth_password", "auth_realm", "webhook_secret", "provider_api_key"]) {

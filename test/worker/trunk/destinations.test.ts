@@ -3,13 +3,14 @@
 // limit, validation and tenancy (a destination's secrets: destination-secrets.test.ts).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { bodyOf, expectStatus, firstOf, request } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, firstOf, issuesOf, request } from "../fixtures/client.ts";
+import type { Schemas } from "../fixtures/api-reply.ts";
 import { addDestination, destinationRowOf, listDestinations, VOICE_WEBHOOK_URL, type DestinationRow } from "../fixtures/destination.ts";
 import { addMember, createAccount } from "../fixtures/factory.ts";
 
 const PATH = "/api/customer/destinations";
 /** The locations named by a 422 body, e.g. ["body.port"]. */
-const locs = (body: any) => (body.detail as { loc: string[] }[]).map((i) => i.loc.join("."));
+const locs = (body: Schemas["Error"]) => issuesOf(body).map((i) => i.loc.join("."));
 
 describe("creating destinations", () => {
   it("fills every default of a SIP destination", async () => {
@@ -78,7 +79,7 @@ describe("creating destinations", () => {
 
   it("makes a voice_ai destination from its provider's defaults, with a webhook URL", async () => {
     const owner = await createAccount();
-    const providers = (await owner.client.get("/api/customer/voice-providers")).body as DestinationRow[];
+    const providers = bodyOf(await owner.client.get("/api/customer/voice-providers"), 200);
     for (const provider of providers) {
       const created = await addDestination(owner, { kind: "voice_ai", provider: provider.key, agent_id: "+15550100200" });
       expect(created, provider.key).toMatchObject({
@@ -129,9 +130,9 @@ describe("voice providers", () => {
     const owner = await createAccount();
     const res = await owner.client.get("/api/customer/voice-providers");
     expectStatus(res, 200);
-    const keys = res.body.map((p: DestinationRow) => p.key);
+    const keys = res.body.map((p) => p.key);
     expect(keys).toEqual(expect.arrayContaining(["elevenlabs", "retell", "vapi", "bland", "synthflow", "openai_realtime"]));
-    for (const p of res.body as DestinationRow[]) {
+    for (const p of res.body) {
       expect(Object.keys(p).sort(), p.key).toEqual(
         [
           "agent_id_kind",
@@ -156,11 +157,11 @@ describe("voice providers", () => {
       expect(typeof p.challenges_invite).toBe("boolean");
       expect(typeof p.sends_webhooks).toBe("boolean");
     }
-    expect(res.body.find((p: DestinationRow) => p.key === "elevenlabs")).toMatchObject({
+    expect(res.body.find((p) => p.key === "elevenlabs")).toMatchObject({
       default_host: "sip.rtc.elevenlabs.io",
       agent_id_kind: "phone_number",
     });
-    expect(res.body.find((p: DestinationRow) => p.key === "openai_realtime")).toMatchObject({
+    expect(res.body.find((p) => p.key === "openai_realtime")).toMatchObject({
       default_host: "sip.api.openai.com",
       default_transport: "tls",
       agent_id_kind: "project_id",
