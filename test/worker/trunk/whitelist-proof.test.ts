@@ -73,7 +73,7 @@ describe("proof of control (issue 20, finding 4)", () => {
     expect((await admissionStateOf(testServices().db, carrier.account.id))!.entries.map((e) => e.id)).toEqual([contested.id]);
 
     // The squatter cannot take it back, even holding its own code, nor claim over a proven range.
-    const squatterCode = await proofCode(loadConfig(env), squatted.id, ((await whitelistRowById(squatted.id)) as any).proof_nonce);
+    const squatterCode = await proofCode(loadConfig(env), squatted.id, (await whitelistRowById(squatted.id))!.proof_nonce);
     const back = await squatter.client.post(`/api/customer/ips/${squatted.id}/verify`, { code: squatterCode });
     expectStatus(back, 409);
     expect(back.body).toEqual({ detail: "Another account has proven control of an overlapping range" });
