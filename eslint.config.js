@@ -142,6 +142,7 @@ export default tseslint.config(
           "Providers are the outside edges (AI, mail, payments, HTTP) the services call: they import no service, front door or entry point.",
       },
     ],
+    patterns: [DATABASE],
   }),
   boundary({
     files: ["worker/lib/**/*.ts"],

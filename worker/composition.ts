@@ -9,6 +9,7 @@ import { analyserFrom, transcriberFrom } from "./providers/index.ts";
 import { outboundHttp } from "./providers/http/outbound.ts";
 import { mailSender } from "./providers/mail/mail.ts";
 import { alertListener } from "./services/alerts/alerts.ts";
+import { keepInOutbox } from "./services/alerts/outbox.ts";
 import { listenersSink, type VerdictListener, type VerdictSink } from "./services/analysis/verdicts.ts";
 import { REGISTRY_TIMEOUT_MS, type Hub, type Registry, type Services } from "./services/context.ts";
 import { automationListener } from "./services/trunk/automation.ts";
@@ -47,7 +48,7 @@ export function newServices(env: Bindings, config: Config, options: ServicesOpti
     get hub() {
       return (hub ??= hubFor(env));
     },
-    mail: mailSender(db),
+    mail: mailSender((message) => keepInOutbox(db, message)),
     outbound: outboundHttp(),
     queues: { analysis: env.ANALYSIS_QUEUE, deliveries: env.DELIVERY_QUEUE },
     transcriber: transcriberFrom(config, env),

@@ -172,13 +172,14 @@ describe("import boundaries", () => {
     expect(found[1]).toMatch(/never import the composition root/);
   });
 
-  it("refuse services and front doors in a provider", async () => {
+  it("refuse services, front doors and the database in a provider", async () => {
     const found = await violations(
       "worker/providers/mail/mail.ts",
-      'import { latestOutboxMail } from "../../services/alerts/outbox.ts";\nimport { newMailPages } from "../../pages/mail.ts";\nexport const x = [latestOutboxMail, newMailPages];\n',
+      'import { latestOutboxMail } from "../../services/alerts/outbox.ts";\nimport { newMailPages } from "../../pages/mail.ts";\nimport { outboxEmails } from "../../../schema/events.ts";\nexport const x = [latestOutboxMail, newMailPages, outboxEmails];\n',
     );
-    expect(found).toHaveLength(2);
-    expect(found[0]).toMatch(/Providers are the outside edges/);
+    expect(found).toHaveLength(3);
+    expect(found.filter((m) => /Providers are the outside edges/.test(m))).toHaveLength(2);
+    expect(found.some((m) => /Only services .* touch the database/.test(m))).toBe(true);
   });
 
   it("refuse anything of worker/ above lib in lib", async () => {

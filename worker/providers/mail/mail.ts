@@ -1,10 +1,6 @@
 // Outgoing e-mail behind one interface. The embedded default keeps messages in the
 // outbox_emails table (readable in development and by tests); an HTTP mail API adapter
 // is chosen by MAIL_PROVIDER when configured. Code never branches on "test mode".
-import { outboxEmails } from "../../../schema/events.ts";
-import type { Db } from "../../lib/db.ts";
-import { newId } from "../../lib/ids.ts";
-import { nowIso } from "../../lib/time.ts";
 
 /** A file sent with a message (alert attachments: transcript, SIP log, capture, recording). */
 export type MailAttachment = { filename: string; contentType: string; content: Uint8Array };
@@ -20,31 +16,24 @@ export interface MailSender {
   send(message: MailMessage): Promise<MailResult>;
 }
 
+/** Where the embedded default keeps a message: the outbox table, written by its service (services/alerts/outbox.ts). */
+export type Outbox = (message: MailMessage) => Promise<void>;
+
 /** The embedded default: nothing leaves the machine; the message waits in the outbox. */
 export class OutboxMailSender implements MailSender {
   readonly configured = false;
-  private readonly db: Db;
+  private readonly keep: Outbox;
 
-  constructor(db: Db) {
-    this.db = db;
+  constructor(keep: Outbox) {
+    this.keep = keep;
   }
 
   async send(message: MailMessage): Promise<MailResult> {
-    await this.db.insert(outboxEmails).values({
-      id: newId(),
-      toAddress: message.to.join(","),
-      subject: message.subject,
-      text: message.text,
-      // Names, types and sizes only: the bytes stay where they came from (R2, D1).
-      attachments: message.attachments?.length
-        ? message.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.content.byteLength }))
-        : null,
-      createdAt: nowIso(),
-    });
+    await this.keep(message);
     return { sent: false, error: null, skipped_reason: "mail_not_configured" };
   }
 }
 
-export function mailSender(db: Db): MailSender {
-  return new OutboxMailSender(db);
+export function mailSender(outbox: Outbox): MailSender {
+  return new OutboxMailSender(outbox);
 }
