@@ -14,7 +14,7 @@ import { callRow, node } from "../fixtures/node-client.ts";
 
 const BROWSER = "198.51.100.77";
 
-async function dialerAccount(): Promise<Session & { destination: any }> {
+async function dialerAccount() {
   const owner = await createAccount();
   // Past its pilot, so its calls are charged.
   await env.DB.prepare("UPDATE customers SET dialer_enabled = 1, pilot_ends_at = ? WHERE id = ?")
