@@ -63,13 +63,13 @@ export class Call implements NodeCall {
   readonly caller: CallerLeg;
   readonly media: CallMedia;
   readonly report: CallReport;
-  readonly credit: CallCredit;
+  private readonly credit: CallCredit;
   readonly transfers: CallTransfer;
   readonly timers = new CallTimers();
   readonly onLedger = true;
-  /** Names the call by its SIP Call-ID until admitted, then by the Worker's call id. */
-  log: CallLog;
   private readonly host: CallHost;
+  /** Names the call by its SIP Call-ID until admitted, then by the Worker's call id. */
+  private log: CallLog;
   /** A web dialer call: the token its INVITE carried and the account it names (null: a carrier's call). */
   private readonly dialer: DialerClaim | null;
   private readonly sipLog: CallSipLog;
