@@ -30,10 +30,11 @@ const addRoute = createRoute({
   method: "post",
   path: "/customer/verified-numbers",
   tags,
-  summary: "Add a number: the platform calls it through the default destination and speaks a six-digit code",
+  summary: "Add a number: the platform calls it through its own route and speaks a six-digit code",
   description:
     `${EXTENSION} The code is good for ten minutes and five wrong tries; a number is called at most three times an hour. ` +
-    "A number verified by another account is refused (409). Charged like a call.",
+    "A number the account already added is refused (409). Whoever answers the code holds the number: proving a number another " +
+    "account verified takes it over, and that account's owner is told by e-mail. The call is not charged and leaves no call record.",
   ...authenticated,
   request: jsonRequest(CreateVerifiedNumberSchema),
   responses: { 201: jsonBody(VerifiedNumberSchema, "Added; the verification call is on its way"), ...errors(401, 403, 409, 422, 429) },
