@@ -44,7 +44,12 @@ export async function hmacSha256Hex(key: string, text: string): Promise<string> 
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-const derivedKeys = new Map<string, Promise<CryptoKey>>();
+// Written through `typeof crypto.subtle` rather than the DOM names (CryptoKey, SubtleCrypto), which
+// the Node side of the project (scripts that import lib/) does not declare.
+type DeriveKey = typeof crypto.subtle.deriveKey;
+type DerivedKey = Awaited<ReturnType<DeriveKey>>;
+
+const derivedKeys = new Map<string, Promise<DerivedKey>>();
 
 /**
  * A key derived from `secret` with HKDF-SHA256 (no salt) for one purpose, named by `info`; kept
@@ -53,9 +58,9 @@ const derivedKeys = new Map<string, Promise<CryptoKey>>();
 export function derivedKey(
   secret: string,
   info: string,
-  algorithm: Parameters<SubtleCrypto["deriveKey"]>[2],
-  usages: Parameters<SubtleCrypto["deriveKey"]>[4],
-): Promise<CryptoKey> {
+  algorithm: Parameters<DeriveKey>[2],
+  usages: Parameters<DeriveKey>[4],
+): Promise<DerivedKey> {
   const cacheKey = `${info}\u0000${secret}`;
   let key = derivedKeys.get(cacheKey);
   if (!key) {
