@@ -14,6 +14,7 @@ import {
   ONE_SLICE,
   sipNode,
   type LedgerStub,
+  endedRow,
 } from "../fixtures/ledger.ts";
 import { callRow } from "../fixtures/node-client.ts";
 
@@ -22,17 +23,6 @@ const SHORT_LEASE: CallLimits = { ...ONE_SLICE, leaseMs: 200 };
 
 const portsFreed = (ledger: LedgerStub) =>
   eventually(async () => (await ledger.summary()).ports_in_use === 0, 5_000, "the lost node's calls ended");
-
-/** The call's row in D1 once it shows an end. */
-const endedRow = (callId: string, timeoutMs = 5_000) =>
-  eventually(
-    async () => {
-      const row = await callRow(callId);
-      return row && row.ended_at !== null && row;
-    },
-    timeoutMs,
-    `call ${callId} ended in D1`,
-  );
 
 describe("leases", () => {
   it("ends a lost node's calls as node_lost when its lease lapses, charged to its last report, and frees the ports", async () => {

@@ -11,25 +11,14 @@ import {
   admitted,
   answered,
   ended,
-  eventually,
   fundedLedger,
   iso,
   ONE_SLICE,
   sipNode,
   SOURCE_IP,
+  endedRow,
 } from "../fixtures/ledger.ts";
 import { callRow } from "../fixtures/node-client.ts";
-
-/** The call's row in D1 once it shows an end. */
-const endedRow = (callId: string, timeoutMs = 5_000) =>
-  eventually(
-    async () => {
-      const row = await callRow(callId);
-      return row && row.ended_at !== null && row;
-    },
-    timeoutMs,
-    `call ${callId} ended in D1`,
-  );
 
 describe("the outbox", () => {
   it("brings an admitted call's record and its end to D1 within 2 s, through the call-records queue", async () => {
