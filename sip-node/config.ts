@@ -69,6 +69,11 @@ const SipNodeConfigSchema = z
     SIP_WS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
     SIP_WS_CERT_FILE: z.string().min(1).optional(),
     SIP_WS_KEY_FILE: z.string().min(1).optional(),
+    /**
+     * The hosted-number listener (CLI checks): a SIP listener of its own on SIP_BIND, UDP and TCP,
+     * apart from the trunk's port, answering calls to numbers the platform holds; absent: none.
+     */
+    CLI_LISTEN_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
     /** How often the node renews its lease with the call ledger (a report naming every call it carries). */
     NODE_HEARTBEAT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
     /** On SIGTERM, how long calls up may go on before the node ends them (end_reason node_drain). */
@@ -86,6 +91,11 @@ const SipNodeConfigSchema = z
   .refine((c) => c.SIP_WS_PORT === undefined || c.SIP_WS_CERT_FILE !== undefined || isLoopbackHost(c.SIP_BIND), {
     message: "must come with SIP_WS_CERT_FILE and SIP_WS_KEY_FILE (WSS) unless SIP_BIND is loopback",
     path: ["SIP_WS_PORT"],
+  })
+  // The listener is apart from the trunk's port, so the trunk's stranger rule stays whole.
+  .refine((c) => c.CLI_LISTEN_PORT === undefined || c.CLI_LISTEN_PORT === 0 || c.CLI_LISTEN_PORT !== c.SIP_PORT, {
+    message: "must differ from SIP_PORT",
+    path: ["CLI_LISTEN_PORT"],
   })
   // The node token and every recording travel to the Worker: in clear text only on this machine.
   .refine((c) => new URL(c.WORKER_URL).protocol === "https:" || isLoopbackHost(new URL(c.WORKER_URL).hostname), {
@@ -123,6 +133,8 @@ export type SipNodeConfig = {
   heartbeatSeconds: number;
   drainSeconds: number;
   tls: { ca?: string; verify: boolean };
+  /** The hosted-number listener's port (CLI_LISTEN_PORT, 0: any free one) on the SIP bind address; absent: no listener. */
+  cli?: { port: number };
 };
 
 /** Parses the environment into the node's configuration, or throws naming every bad setting. */
@@ -168,5 +180,6 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
     heartbeatSeconds: c.NODE_HEARTBEAT_SECONDS,
     drainSeconds: c.NODE_DRAIN_SECONDS,
     tls: { ...(c.SIP_TLS_CA_FILE ? { ca: readFileSync(c.SIP_TLS_CA_FILE, "utf8") } : {}), verify: c.SIP_TLS_VERIFY === "true" },
+    ...(c.CLI_LISTEN_PORT === undefined ? {} : { cli: { port: c.CLI_LISTEN_PORT } }),
   };
 }

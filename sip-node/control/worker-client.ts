@@ -9,10 +9,13 @@ import {
   MediaUploadResponse,
   type MediaName,
   CallReportAnswer,
+  CliArrivalAnswer,
   MonitorTargets,
   WhitelistSnapshot,
   type AdmitRequest,
   type CallReport,
+  type CliArrival,
+  type CliArrivalEnd,
   type MonitorResult,
   type TestCallProgress,
 } from "../../schema/node-api.ts";
@@ -31,6 +34,8 @@ export class WorkerApiError extends Error {
 
 /** A call report the Worker has not answered in this long is sent again (same batch). */
 const REPORT_TIMEOUT_MS = 5_000;
+/** The hosted-number listener waits this long for the Worker's word on an arrival, then answers 503. */
+const CLI_ARRIVAL_TIMEOUT_MS = 5_000;
 
 export function workerClient(config: Omit<SipNodeConfig["worker"], "nodeId"> & { nodeId?: string }) {
   // The node's token and, when it has one, its name: the Worker keeps a token per node.
@@ -71,5 +76,10 @@ export function workerClient(config: Omit<SipNodeConfig["worker"], "nodeId"> & {
     /** A test call the node places moved on (POST /internal/test-calls/{id}/progress). */
     testCallProgress: async (testCallId: string, progress: TestCallProgress) =>
       void (await call("POST", `/test-calls/${encodeURIComponent(testCallId)}/progress`, progress, REPORT_TIMEOUT_MS)),
+    /** An INVITE reached the hosted-number listener (POST /internal/cli/arrivals): answer it or refuse it. */
+    cliArrival: async (arrival: CliArrival) => CliArrivalAnswer.parse(await call("POST", "/cli/arrivals", arrival, CLI_ARRIVAL_TIMEOUT_MS)),
+    /** How an answered arrival went (POST /internal/cli/arrivals/{id}/end). */
+    cliArrivalEnd: async (arrivalId: string, end: CliArrivalEnd) =>
+      void (await call("POST", `/cli/arrivals/${encodeURIComponent(arrivalId)}/end`, end, REPORT_TIMEOUT_MS)),
   };
 }
