@@ -1,11 +1,12 @@
 // Assembles a SIP node: transport, transaction layer, B2BUA, the test call originator, the one
 // registry of the calls they carry, the whitelist copy and its refresh loop, the call reporter to
-// the Worker's call ledger. main.ts runs one from the
-// environment; tests start one in-process.
+// the Worker's call ledger, and (CLI_LISTEN_PORT) the hosted-number listener on a port of its own.
+// main.ts runs one from the environment; tests start one in-process.
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { B2bua } from "./b2bua/b2bua.ts";
 import { CallRouter } from "./calls/call-router.ts";
+import { CliListener } from "./cli/listener.ts";
 import { CallRegistry } from "./calls/registry.ts";
 import type { SipNodeConfig } from "./config.ts";
 import { CallReporter } from "./control/call-reporter.ts";
@@ -39,6 +40,8 @@ export type SipNode = {
   port: number;
   /** The web dialer's WebSocket listener (SIP_WS_PORT), null when there is none. */
   ws: WsTransport | null;
+  /** The hosted-number listener of CLI checks (CLI_LISTEN_PORT), null when there is none. */
+  cli: CliListener | null;
   /**
    * Stops gracefully (SIGTERM): new calls get 503 with Retry-After, calls up may go on for the
    * drain time and are then ended (node_drain), their reports and media are sent (a bounded
@@ -111,6 +114,7 @@ export async function startSipNode(
     renewCredit: (atMs) => reporter.renewBy(atMs),
     log,
   });
+  const cli = config.cli ? await startCliListener(config, { worker, media, timers: options.timers, log }) : null;
   const monitor = new DestinationMonitor({ layer, local, worker, log });
   monitor.start(options.monitorIntervalMs ?? 30_000);
   // Commands from the Worker, over the NodeHub socket.
@@ -154,6 +158,7 @@ export async function startSipNode(
       media.stop();
       reporter.stop();
       hub.close();
+      await cli?.close();
       await layer.close();
     })());
   let draining: Promise<void> | null = null;
@@ -164,11 +169,14 @@ export async function startSipNode(
     return (draining ??= (async () => {
       b2bua.stopTakingCalls(Math.max(drainSeconds, 1));
       originator.stopTakingCalls();
-      log(`draining: no new calls; ${calls.active} call(s) up may go on for ${drainSeconds} s`);
-      while (calls.active > 0 && Date.now() < drainDeadline) await pause(Math.min(100, drainDeadline - Date.now()));
-      if (calls.active > 0) {
-        log(`drain time over: ending ${calls.active} call(s)`);
+      cli?.stopTakingCalls();
+      const up = () => calls.active + (cli?.active ?? 0);
+      log(`draining: no new calls; ${up()} call(s) up may go on for ${drainSeconds} s`);
+      while (up() > 0 && Date.now() < drainDeadline) await pause(Math.min(100, drainDeadline - Date.now()));
+      if (up() > 0) {
+        log(`drain time over: ending ${up()} call(s)`);
         calls.hangUpAll("node_drain");
+        cli?.hangUpAll();
       }
       const flushBy = Date.now() + DRAIN_FLUSH_MS;
       await calls.settled(DRAIN_FLUSH_MS);
@@ -189,9 +197,26 @@ export async function startSipNode(
     bootId,
     port: transport.local.port,
     ws,
+    cli,
     drain,
     stop,
   };
+}
+
+/** The hosted-number listener on UDP and TCP at CLI_LISTEN_PORT of the SIP bind address. */
+async function startCliListener(
+  config: SipNodeConfig,
+  parts: Pick<ConstructorParameters<typeof CliListener>[0], "worker" | "media" | "timers" | "log">,
+): Promise<CliListener> {
+  const { udp, tcp } = await bindSipPort(config.sip.bind, config.cli!.port, config.sip.publicAddress);
+  const listener = new CliListener({
+    ...parts,
+    transport: new TransportSet(udp, { tcp }),
+    nodeId: config.nodeId,
+    publicAddress: config.sip.publicAddress,
+  });
+  parts.log(`hosted-number listener (CLI checks) on udp and tcp ${config.sip.bind}:${listener.port}`);
+  return listener;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
