@@ -71,6 +71,8 @@ export class TestCall implements NodeCall {
   /** Set while admitting: how the call ends once admitted (a cancel or hang-up came first). */
   private endWhenAdmitted: Outcome | null = null;
   private answeredAt: number | null = null;
+  /** When our (first) INVITE went: post-dial and answer delays count from here. */
+  private invitedAt: number | null = null;
 
   constructor(host: OriginationHost, command: OriginateCommand) {
     this.host = host;
@@ -213,6 +215,7 @@ export class TestCall implements NodeCall {
       },
     );
     this.state = "calling";
+    this.invitedAt = Date.now();
     const assertion = ticket.account_assertion;
     this.leg.call({
       body: sdpOffer(this.relay!.publicAddress, this.relay!.localPort("callee")),
@@ -225,7 +228,7 @@ export class TestCall implements NodeCall {
     this.report.ringing(response.body.length > 0);
     if (this.state === "calling") {
       this.state = "early";
-      this.progress({ status: "ringing", call_id: this.recordId });
+      this.progress({ status: "ringing", call_id: this.recordId, post_dial_ms: this.sinceInvite() });
     }
   }
 
@@ -242,7 +245,7 @@ export class TestCall implements NodeCall {
     this.report.answered(answer.codec);
     this.credit.answered();
     this.host.media.watch(relay, () => this.hangUp("media_timeout"));
-    this.progress({ status: "answered", call_id: this.recordId, answered: true, sip_code: 200 });
+    this.progress({ status: "answered", call_id: this.recordId, answered: true, sip_code: 200, answer_ms: this.sinceInvite() });
     this.timers.after(this.ticket!.max_call_seconds * 1000, () => this.hangUpBoth("platform", "max_call_seconds"));
     const agent = this.ticket!.agent_destination;
     if (agent) return this.bridgeAgent(agent, answer);
@@ -387,7 +390,9 @@ export class TestCall implements NodeCall {
     const endedAt = new Date();
     const ticket = this.ticket;
     if (outcome) {
-      this.progress(finalProgress(outcome, this.recordId, this.answeredAt, endedAt));
+      // What the relay heard from the far end (its callee side), read before the relay closes; null: no packet.
+      const mosReceived = this.relay?.stats().callee.mos ?? null;
+      this.progress({ ...finalProgress(outcome, this.recordId, this.answeredAt, endedAt), mos_received: mosReceived });
     }
     if (!ticket || !this.keepsRecord) {
       this.sipLog.discard();
@@ -417,6 +422,11 @@ export class TestCall implements NodeCall {
       this.log.warn(`media: ${String(err)}`);
       return null;
     });
+  }
+
+  /** Milliseconds since our INVITE went (null before it did). */
+  private sinceInvite(): number | null {
+    return this.invitedAt === null ? null : Math.max(0, Math.round(Date.now() - this.invitedAt));
   }
 
   private progress(step: ProgressStep): void {
