@@ -9,10 +9,13 @@ import { parseCidr } from "../../schema/cidr.ts";
 import {
   AdmitRequest,
   CallReport,
+  CliArrival,
+  CliArrivalEnd,
   TestCallProgress,
   type AdmissionTicket,
   type AdmitResponse,
   type CallReportAnswer,
+  type CliArrivalAnswer,
   type DestinationTarget,
 } from "../../schema/node-api.ts";
 
@@ -50,6 +53,17 @@ export async function startFakeWorker(options: {
   let answer: (report: CallReport) => CallReportAnswer = () => ({ grants: [], ended: [] });
   /** While set, every report is answered with this status (and not kept). */
   let reportFailure: number | null = null;
+  /** Calls that reached the node's hosted-number listener, and the ends of those answered, in order. */
+  const cliArrivals: CliArrival[] = [];
+  const cliEnds: Array<{ arrival_id: string; end: CliArrivalEnd }> = [];
+  /** How an arrival is answered (the test sets it): refused 404 by default, as a number the platform does not hold. */
+  let arrivalAnswer: (arrival: CliArrival) => CliArrivalAnswer | Promise<CliArrivalAnswer> = () => ({
+    answer: false,
+    sip_code: 404,
+    reason: "Not Found",
+  });
+  /** While set, every arrival is answered with this status (the Worker failing). */
+  let arrivalFailure: number | null = null;
   const ranges = Object.entries(options.sources).map(([address, customer_id]) => {
     const parsed = parseCidr(`${address}/32`);
     if (!("start" in parsed)) throw new Error(parsed.problem);
@@ -108,6 +122,17 @@ export async function startFakeWorker(options: {
         reports.push(report);
         return json(200, answer(report));
       }
+      if (req.method === "POST" && url.pathname === "/internal/cli/arrivals") {
+        const arrival = CliArrival.parse(JSON.parse(body));
+        cliArrivals.push(arrival);
+        if (arrivalFailure !== null) return json(arrivalFailure, { detail: "not now" });
+        return json(200, await arrivalAnswer(arrival));
+      }
+      const arrivalEnded = /^\/internal\/cli\/arrivals\/([^/]+)\/end$/.exec(url.pathname);
+      if (req.method === "POST" && arrivalEnded) {
+        cliEnds.push({ arrival_id: decodeURIComponent(arrivalEnded[1]!), end: CliArrivalEnd.parse(JSON.parse(body)) });
+        return res.writeHead(204).end();
+      }
       const progressed = /^\/internal\/test-calls\/([^/]+)\/progress$/.exec(url.pathname);
       if (req.method === "POST" && progressed) {
         progress.push({ test_call_id: decodeURIComponent(progressed[1]!), progress: TestCallProgress.parse(JSON.parse(body)) });
@@ -132,10 +157,19 @@ export async function startFakeWorker(options: {
     uploads,
     uploaded,
     progress,
+    cliArrivals,
+    cliEnds,
     /** Every event reported, in the order the Worker got them. */
     events: () => reports.flatMap((r) => r.events),
     answerWith(next: (report: CallReport) => CallReportAnswer) {
       answer = next;
+    },
+    answerArrivalsWith(next: (arrival: CliArrival) => CliArrivalAnswer | Promise<CliArrivalAnswer>) {
+      arrivalAnswer = next;
+    },
+    /** Arrivals answered with `status` from now on (null: answered again). */
+    failArrivals(status: number | null) {
+      arrivalFailure = status;
     },
     /** Reports answered with `status` from now on (null: taken again). */
     failReports(status: number | null) {
