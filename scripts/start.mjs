@@ -22,6 +22,8 @@ const SIP_PORT = Number(process.env.SIP_PORT ?? 5060);
 const SIP_WS_PORT = Number(process.env.SIP_WS_PORT ?? 5066);
 const SIP_WSS = Boolean(process.env.SIP_WS_CERT_FILE && process.env.SIP_WS_KEY_FILE);
 const SIP_WS = SIP_WSS || SIP_HOST === "localhost" || SIP_HOST === "::1" || /^127\./.test(SIP_HOST);
+/** The hosted-number listener of CLI checks (the node's own SIP port for calls to numbers the platform holds). */
+const CLI_LISTEN_PORT = Number(process.env.CLI_LISTEN_PORT ?? 5090);
 const TRANSCRIBER_PORT = Number(process.env.TRANSCRIBER_PORT ?? 8786);
 /** An OpenAI-compatible speech-to-text service of the operator's own (e.g. a Whisper server), up to /v1. */
 const TRANSCRIPTION_URL = process.env.TRANSCRIPTION_URL;
@@ -43,6 +45,8 @@ const LOCAL_VARS = {
   INGRESS_HOST: SIP_HOST,
   // Where the node listens: what /customer/network-info tells a carrier to send its calls to.
   INGRESS_PORT: String(SIP_PORT),
+  // Where hosted numbers forward a check's call: the node's hosted-number listener.
+  CLI_LISTENER_URI: `sip:${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${CLI_LISTEN_PORT}`,
   ...(SIP_WS ? { DIALER_WS_URL: `${SIP_WSS ? "wss" : "ws"}://${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${SIP_WS_PORT}` } : {}),
   ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local", OUTBOUND_ALLOW_LOOPBACK: "true" } : {}),
 };
@@ -98,6 +102,7 @@ console.log(`
   IoT history (the demo buyer's devices: ${exchange.offered.iotEvents ?? 0} events; devices send theirs to ${base}/exchange/iot/events):
     curl --digest -u ${exchange.buyer.username}:${exchange.buyer.api_key} -d 'date_from=2000-01-01 00:00:00' -d 'date_to=2100-01-01 00:00:00' ${base}/exchange/buyers/iothistory
   SIP        udp and tcp ${SIP_HOST}:${SIP_PORT}   (whitelist your source address in the portal first)
+  CLI checks the hosted-number listener on udp and tcp ${SIP_HOST}:${CLI_LISTEN_PORT}   (calls to numbers the platform holds)
   Verified numbers: verification calls ring a local phone on sip:127.0.0.1:${phone.port}, which prints the code it hears${SIP_WS ? `\n  Web dialer ${base}/dialer   (over ${SIP_WSS ? "wss" : "ws"}://${SIP_HOST}:${SIP_WS_PORT}; on for the demo account)` : ""}
   Transcription ${transcription.note}${LOOPBACK ? `\n  Mail       ${base}/dev/mail   (or npm run mail; kept in the local outbox, nothing is sent)` : ""}
   Ctrl-C stops everything.
@@ -257,6 +262,7 @@ function startSipNode(workerUrl) {
       SIP_BIND: SIP_HOST,
       SIP_PORT: String(SIP_PORT),
       ...(SIP_WS ? { SIP_WS_PORT: String(SIP_WS_PORT) } : {}),
+      CLI_LISTEN_PORT: String(CLI_LISTEN_PORT),
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
