@@ -44,6 +44,8 @@ export default defineConfig({
                 // The platform's own route for verification calls (never an account's destination).
                 VERIFY_ROUTE: "sip:verify.platform.test:5070;transport=tcp",
                 STRIPE_WEBHOOK_SECRET: `whsec_${secret()}`,
+                // The numbers CLI checks call (the hosted-number listener's), in two countries.
+                CLI_NUMBERS: "GB=+442079460000,US=+12025550143",
                 TEST_MIGRATIONS: await readD1Migrations("./schema/migrations"),
               },
               // As wrangler.toml has them, but call records go to D1 at once: tests wait for them.

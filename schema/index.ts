@@ -13,3 +13,4 @@ export * from "./oauth.ts";
 export * from "./billing.ts";
 export * from "./events.ts";
 export * from "./exchange.ts";
+export * from "./cli-checks.ts";

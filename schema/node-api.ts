@@ -363,8 +363,59 @@ export const TestCallProgress = z.object({
   talk_seconds: z.number().nonnegative().nullable().optional(),
   ended_by: z.enum(["platform", "callee", "cancel", "timeout"]).nullable().optional(),
   error: z.string().max(200).nullable().optional(),
+  /** Milliseconds from the INVITE to the first provisional answer above 100 (on ringing). */
+  post_dial_ms: z.number().int().nonnegative().nullable().optional(),
+  /** Milliseconds from the INVITE to the 2xx (on answered). */
+  answer_ms: z.number().int().nonnegative().nullable().optional(),
+  /** MOS of what the platform received from the far end (on the final step), null: no packet. */
+  mos_received: z.number().min(1).max(5).nullable().optional(),
 });
 export type TestCallProgress = z.infer<typeof TestCallProgress>;
+
+// ---- The hosted-number listener: calls arriving at numbers the platform holds (CLI checks) ----
+
+/** Node → Worker (POST /internal/cli/arrivals): an INVITE reached the listener; answered or not by the reply. */
+export const CliArrival = z.object({
+  node_id: z.string().min(1).max(64),
+  sip_call_id: z.string().min(1).max(256),
+  /** The number dialled: the Request-URI's user part (the To header's when the Request-URI has none). */
+  dialled: z.string().max(128),
+  /** From's user part and display name as they arrived (null: absent). */
+  from_user: z.string().max(128).nullable(),
+  from_display: z.string().max(128).nullable(),
+  /** P-Asserted-Identity's user part (its first value; null: absent). */
+  asserted: z.string().max(128).nullable(),
+  /** The Privacy header's values, lower-cased (RFC 3323: none, id, user, header, session, critical). */
+  privacy: z.array(z.string().max(32)).max(8),
+  /** The Identity header (RFC 8224) as it arrived, when present. */
+  identity: z.string().max(8192).nullable(),
+  src_ip: z.string().max(64),
+  src_port: z.number().int().min(0).max(65_535),
+  received_at: z.iso.datetime(),
+});
+export type CliArrival = z.infer<typeof CliArrival>;
+
+export const CliArrivalAnswer = z.discriminatedUnion("answer", [
+  /** Answer (200 with SDP), play a tone for tone_seconds, then hang up (BYE). */
+  z.object({ answer: z.literal(true), arrival_id: z.uuid(), tone_seconds: z.number().min(0.5).max(30) }),
+  /** Refuse with this final answer (404: not a number the platform holds). */
+  z.object({ answer: z.literal(false), sip_code: z.number().int().min(400).max(699), reason: z.string().max(200) }),
+]);
+export type CliArrivalAnswer = z.infer<typeof CliArrivalAnswer>;
+
+/** Node → Worker (POST /internal/cli/arrivals/{arrival_id}/end): how the answered arrival went. */
+export const CliArrivalEnd = z.object({
+  node_id: z.string().min(1).max(64),
+  /** MOS of the RTP the listener received (the platform's sample through the route); null: no packet. */
+  mos: z.number().min(1).max(5).nullable(),
+  packets: z.number().int().nonnegative(),
+  packet_loss_pct: z.number().min(0).max(100).nullable(),
+  jitter_ms: z.number().nonnegative().nullable(),
+  /** Who hung up: the listener after its tone, or the caller first. */
+  ended_by: z.enum(["listener", "caller"]),
+  ended_at: z.iso.datetime(),
+});
+export type CliArrivalEnd = z.infer<typeof CliArrivalEnd>;
 
 // ---- NodeHub commands over the node's WebSocket ----
 

@@ -35,6 +35,7 @@ import * as settings from "./api/settings/index.ts";
 import * as shares from "./api/shares/index.ts";
 import * as support from "./api/support/index.ts";
 import * as testCalls from "./api/test-calls/index.ts";
+import * as cliChecks from "./api/cli-checks/index.ts";
 import * as users from "./api/users/index.ts";
 import * as voiceWebhooks from "./api/voice-webhooks/index.ts";
 import * as webhook from "./api/webhook/index.ts";
@@ -83,6 +84,7 @@ const AREAS: { register(api: Api): void }[] = [
   alerts,
   webhook,
   testCalls,
+  cliChecks,
   callSigning,
   agentProtocols,
   events,

@@ -126,6 +126,36 @@ const ConfigFields = z.object({
   PLACED_MINUTES_PER_DAY: int(1).default(600),
   NEW_ACCOUNT_PLACED_CALLS_PER_DAY: int(1).default(10),
   NEW_ACCOUNT_PLACED_MINUTES_PER_DAY: int(1).default(30),
+  // Caller-ID (CLI) checks and hosted numbers (docs/decisions/cli-checks.md).
+  /** The numbers the platform holds for checks, "GB=+442079460000,US=+12025550143" (a country may repeat); unset: none. */
+  CLI_NUMBERS: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      const numbers: { country: string; number: string }[] = [];
+      for (const item of text
+        .split(",")
+        .map((i) => i.trim())
+        .filter(Boolean)) {
+        const match = /^([A-Z]{2})=(\+[1-9][0-9]{5,14})$/.exec(item);
+        if (match) numbers.push({ country: match[1]!, number: match[2]! });
+        else ctx.addIssue({ code: "custom", message: `${item}: expected COUNTRY=+E164, such as GB=+442079460000` });
+      }
+      return numbers;
+    }),
+  /** The fee of one check, charged once whatever its result (refunded when the platform could not place it). */
+  CLI_CHECK_FEE_USD: z.coerce.number().min(0).default(0.05),
+  /** The share of a check's fee its hosted number's holder earns, in percent. */
+  HOSTED_NUMBER_SHARE_PERCENT: z.coerce.number().min(0).max(100).default(50),
+  /** Where hosted numbers forward their calls: the SIP node's hosted-number listener (CLI_LISTEN_PORT). */
+  CLI_LISTENER_URI: z
+    .string()
+    .regex(/^sips?:[^\s]+$/, "a SIP URI such as sip:cli.example.net:5090")
+    .default("sip:127.0.0.1:5090"),
+  /** A check whose call was not seen at the number this long after it was placed is not_received. */
+  CLI_CHECK_TIMEOUT_SECONDS: int(10).default(90),
+  /** Checks sent to a hosted number in a row that it did not receive before it is marked down. */
+  HOSTED_NUMBER_MAX_MISSES: int(1).default(3),
   /**
    * The seed (32 bytes, base64url) of the Ed25519 key that signs the account header of placed calls,
    * published at /api/public/call-signing-keys. Unset: derived from ENCRYPTION_KEY (set one of its own

@@ -11,6 +11,8 @@ import { sweepLowBalanceAlerts } from "../services/alerts/low-balance.ts";
 import { renewPlans } from "../services/billing/plans.ts";
 import { issueInvoices } from "../services/billing/invoices.ts";
 import { sweepTestCalls } from "../services/placed-calls/test-calls.ts";
+import { sweepCliChecks } from "../services/cli-checks/checks.ts";
+import { runDueSchedules } from "../services/cli-checks/schedules.ts";
 import { sweepExpiredCodes } from "../services/oauth/codes.ts";
 import { sweepLapsedDialerTokens } from "../services/placed-calls/dialer.ts";
 import { sweepExchangeIdempotencyKeys } from "./exchange-idempotency.ts";
@@ -29,6 +31,8 @@ export const JOBS: Job[] = [
   { name: "plan renewals", run: async (s, _env, now) => void (await renewPlans(s, now)) },
   { name: "monthly invoices", run: async (s, _env, now) => void (await issueInvoices(s, now)) },
   { name: "test calls: lapsed confirmations and lost dispatches", run: (s, _env, now) => sweepTestCalls(s, now) },
+  { name: "CLI checks: calls that never arrived", run: (s, _env, now) => sweepCliChecks(s, now) },
+  { name: "CLI and route-test schedules due", run: (s, _env, now) => runDueSchedules(s, now) },
   { name: "expired OAuth codes", run: (s, _env, now) => sweepExpiredCodes(s, now) },
   { name: "lapsed web dialer tokens", run: (s, _env, now) => sweepLapsedDialerTokens(s, now) },
 ];

@@ -3,7 +3,7 @@
 // the public OpenAPI document; its requests and answers are the zod schemas of schema/node-api.ts.
 import { Hono, type Context } from "hono";
 import type { z } from "zod";
-import { AdmitRequest, CallReport, MonitorResults, TestCallProgress } from "../../schema/node-api.ts";
+import { AdmitRequest, CallReport, CliArrival, CliArrivalEnd, MonitorResults, TestCallProgress } from "../../schema/node-api.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { ApiError } from "../lib/errors.ts";
 import { issuesOf } from "../lib/validation.ts";
@@ -14,6 +14,8 @@ import { uploadMedia } from "./media-upload.ts";
 import { nodeIdOf, requireNode, requireSameNode } from "./node-auth.ts";
 import { monitorTargets, recordMonitorResults } from "../services/trunk/destination-monitor.ts";
 import { applyTestCallProgress } from "../services/placed-calls/test-calls.ts";
+import { arrivalEnded, receiveArrival } from "../services/cli-checks/arrivals.ts";
+import { testCallProgressed } from "../services/cli-checks/checks.ts";
 import { requireTestCallNode } from "../services/nodes/test-call-node.ts";
 import { whitelistSnapshot } from "../services/nodes/whitelist-snapshot.ts";
 
@@ -29,8 +31,8 @@ async function body<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function testCallIdOf(id: string): string {
-  if (!UUID.test(id)) throw new ApiError(404, "test call not found");
+function uuidOf(id: string, what: string): string {
+  if (!UUID.test(id)) throw new ApiError(404, `${what} not found`);
   return id;
 }
 
@@ -55,10 +57,20 @@ export function newInternalApp() {
   // A test call moved on (answers its status now, so a node learns of a cancel it missed); only
   // from the node placing it.
   app.post("/test-calls/:test_call_id/progress", async (c) => {
-    const id = testCallIdOf(c.req.param("test_call_id"));
+    const id = uuidOf(c.req.param("test_call_id"), "test call");
     const progress = await body(c, TestCallProgress);
     await requireTestCallNode(c.var.services, id, nodeIdOf(c) ?? progress.node_id);
-    return c.json(await applyTestCallProgress(c.var.services, id, progress));
+    const answer = await applyTestCallProgress(c.var.services, id, progress);
+    // A CLI check's call: its timing and quality, and its result once the call ended.
+    await testCallProgressed(c.var.services, id, progress);
+    return c.json(answer);
+  });
+  // The hosted-number listener: a call reached a number the platform holds (answered or refused by
+  // the reply), and later how the answered one went.
+  app.post("/cli/arrivals", async (c) => c.json(await receiveArrival(c.var.services, await body(c, CliArrival))));
+  app.post("/cli/arrivals/:arrival_id/end", async (c) => {
+    await arrivalEnded(c.var.services, uuidOf(c.req.param("arrival_id"), "arrival"), await body(c, CliArrivalEnd));
+    return c.body(null, 204);
   });
   // A SIP node's control socket, held by the region's NodeHub.
   app.get("/hub", async (c) => {

@@ -4,7 +4,13 @@ import { z } from "@hono/zod-openapi";
 import { pageOf, pageQuery } from "../lib/pagination.ts";
 import { AniControlSchema } from "./automation.ts";
 
-export const WEBHOOK_EVENT_KINDS = ["webhook.test", "call.analyzed", "call.route_alert", "automation.number_controlled"] as const;
+export const WEBHOOK_EVENT_KINDS = [
+  "webhook.test",
+  "call.analyzed",
+  "call.route_alert",
+  "automation.number_controlled",
+  "schedule.outcome_changed",
+] as const;
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
@@ -130,6 +136,20 @@ export const NumberControlledEventSchema = envelope(
   "automation.number_controlled",
   z.object({ control: AniControlSchema, call_id: z.uuid().nullable() }),
   "NumberControlledEvent",
+);
+
+export const ScheduleOutcomeChangedEventSchema = envelope(
+  "schedule.outcome_changed",
+  z.object({
+    schedule_id: z.uuid(),
+    kind: z.enum(["cli_check", "test_call"]),
+    destination_id: z.uuid(),
+    previous_outcome: z.string(),
+    outcome: z.string(),
+    run_id: z.uuid().openapi({ description: "The CLI check or test call of the run that changed" }),
+    detail: z.string(),
+  }),
+  "ScheduleOutcomeChangedEvent",
 );
 
 export type PutWebhook = z.infer<typeof PutWebhookSchema>;

@@ -8,6 +8,7 @@ import {
   DeliveriesQuery,
   DeliveryIdParam,
   NumberControlledEventSchema,
+  ScheduleOutcomeChangedEventSchema,
   PutWebhookSchema,
   WebhookDeliveryListSchema,
   WebhookDeliverySchema,
@@ -104,6 +105,11 @@ const EVENTS = [
     kind: "automation.number_controlled",
     schema: NumberControlledEventSchema,
     summary: "An automation rule put the caller's number under control (block or divert)",
+  },
+  {
+    kind: "schedule.outcome_changed",
+    schema: ScheduleOutcomeChangedEventSchema,
+    summary: "A scheduled CLI check or route test ended differently from its previous run",
   },
 ] as const;
 

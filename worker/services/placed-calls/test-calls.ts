@@ -123,7 +123,7 @@ async function endedCalls(s: Services, customerId: string, rows: TestCallRow[]):
   return found;
 }
 
-function requireTestCallsEnabled(principal: Principal): void {
+export function requireTestCallsEnabled(principal: Principal): void {
   if (!principal.customer.testCallsEnabled) throw new Forbidden("test_calls_disabled");
 }
 
