@@ -3,7 +3,8 @@
 // a held number answered (the caller ID fields as they arrived, the tone played, our BYE, the end
 // posted with the RTP the listener heard), a number not held refused 404 (over TCP), the Worker
 // failing (503), the caller's CANCEL before the answer (487) and its BYE before the tone ends; and
-// the tone itself as a caller of raw sockets hears it (only once its own RTP has come).
+// the tone itself as a caller of raw sockets hears it (only once its own RTP has come); and a test
+// call the node places to its own listener, as a CLI check does, with its answer delay and MOS.
 import { randomUUID } from "node:crypto";
 import { createSocket, type Socket } from "node:dgram";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import { loadSipNodeConfig } from "../../sip-node/config.ts";
 import { ALAW_TO_PCM, encodeAlaw } from "../../sip-node/media/g711.ts";
 import { writePcapFile } from "../../sip-node/media/pcap.ts";
 import { startSipNode, type SipNode } from "../../sip-node/node.ts";
+import type { OriginateCommand } from "../../schema/node-api.ts";
 import { startFakeWorker, type FakeWorker } from "./fake-worker.ts";
 import { freeSipPort, freeUdpPort, pause, sendRaw, sipp, uac, until, type Stack } from "./harness.ts";
 
@@ -24,14 +26,16 @@ let node: SipNode;
 let listener: Stack;
 
 beforeAll(async () => {
-  worker = await startFakeWorker({ sources: {}, destinationPort: await freeUdpPort() });
+  // The listener's port is also the destination of the test calls the node places (the CLI check's own loop).
+  const cliPort = await freeSipPort();
+  worker = await startFakeWorker({ sources: {}, destinationPort: cliPort });
   const base = 44_000 + (process.pid % 100) * 40;
   const config = loadSipNodeConfig({
     NODE_TOKEN: "t".repeat(32),
     WORKER_URL: worker.url,
     SIP_BIND: "127.0.0.1",
     SIP_PORT: String(await freeSipPort()),
-    CLI_LISTEN_PORT: "0",
+    CLI_LISTEN_PORT: String(cliPort),
     NODE_ID: "cli-node",
     MEDIA_SPOOL_DIR: join(work, "spool"),
     RTP_PORT_MIN: String(base),
@@ -299,5 +303,32 @@ describe("hosted-number listener", () => {
       sip.close();
       rtp.close();
     }
+  });
+
+  it("takes a test call the node places to it, as a CLI check does: the caller ID as sent; answer delay and MOS in the call's progress", async () => {
+    const arrivalId = randomUUID();
+    worker.answerArrivalsWith(() => ({ answer: true, arrival_id: arrivalId, tone_seconds: 2 }));
+    const command: OriginateCommand = {
+      type: "originate",
+      test_call_id: randomUUID(),
+      sip_call_id: `${randomUUID()}@cli-listener`,
+      number: "442079460000",
+      caller_id: "14155550100",
+      seconds: 1,
+      speech: "route_test",
+      ring_timeout_seconds: 10,
+    };
+    node.originator.originate(command);
+    const end = await endOf(arrivalId);
+    expect(await arrivalFor("442079460000")).toMatchObject({ from_user: "14155550100", asserted: null, privacy: [], identity: null });
+    expect(end).toMatchObject({ ended_by: "listener" });
+    expect(end.packets).toBeGreaterThan(50);
+    const steps = await worker.until(() => {
+      const mine = worker.progress.filter((p) => p.test_call_id === command.test_call_id).map((p) => p.progress);
+      return mine.some((p) => p.status === "done" || p.status === "failed") && mine;
+    });
+    expect(steps.find((p) => p.status === "answered")?.answer_ms).toBeGreaterThanOrEqual(0);
+    expect(steps.at(-1)).toMatchObject({ status: "done", sip_code: 200, ended_by: "callee" });
+    expect(steps.at(-1)!.mos_received).toBeGreaterThan(4);
   });
 });
