@@ -47,6 +47,9 @@ const LOCAL_VARS = {
   INGRESS_PORT: String(SIP_PORT),
   // Where hosted numbers forward a check's call: the node's hosted-number listener.
   CLI_LISTENER_URI: `sip:${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${CLI_LISTEN_PORT}`,
+  // The numbers the local platform holds for CLI checks (ranges set aside for drama and tests): a
+  // destination at the listener's address delivers a check's call to them, as a route would.
+  CLI_NUMBERS: "GB=+442079460000,US=+12025550143",
   ...(SIP_WS ? { DIALER_WS_URL: `${SIP_WSS ? "wss" : "ws"}://${SIP_HOST.includes(":") ? `[${SIP_HOST}]` : SIP_HOST}:${SIP_WS_PORT}` } : {}),
   ...(LOOPBACK ? { LOCAL_MAIL_VIEW: "true", PAYMENTS_PROVIDER: "local", OUTBOUND_ALLOW_LOOPBACK: "true" } : {}),
 };

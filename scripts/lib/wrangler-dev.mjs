@@ -12,7 +12,8 @@ export async function startWranglerDev({ port, host = "127.0.0.1", persistTo, va
   const varFlags = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const child = spawn(
     "wrangler",
-    ["dev", "--ip", host, "--port", String(port), "--show-interactive-dev-session=false", ...common, ...varFlags],
+    // --test-scheduled: GET /__scheduled runs the cron's jobs now (local only), as tests and operators need.
+    ["dev", "--ip", host, "--port", String(port), "--show-interactive-dev-session=false", "--test-scheduled", ...common, ...varFlags],
     { cwd: root, env, stdio: ["ignore", stdio, stdio] },
   );
   const base = `http://${host}:${port}`;

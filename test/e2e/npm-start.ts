@@ -1,7 +1,7 @@
 // `npm start` as the e2e tests run it: free ports, a process group of its own (as a terminal gives a
 // foreground job, so Ctrl-C reaches every process), and its output kept to wait on.
 import { spawn, type ChildProcess } from "node:child_process";
-import { freeTcpPort } from "../../scripts/lib/ports.mjs";
+import { freeSipPort, freeTcpPort } from "../../scripts/lib/ports.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -10,6 +10,8 @@ export type NpmStart = {
   base: string;
   transcriberPort: number;
   sipPort: number;
+  /** The hosted-number listener's port (CLI checks). */
+  cliPort: number;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Everything it printed so far, both streams. */
   output(): string;
@@ -25,6 +27,7 @@ export async function startNpm(options: { stateDir?: string } = {}): Promise<Npm
   const port = await freeTcpPort();
   const sipPort = await freeTcpPort();
   const transcriberPort = await freeTcpPort();
+  const cliPort = await freeSipPort();
   const child = spawn("npm", ["start"], {
     cwd: root,
     env: {
@@ -32,6 +35,7 @@ export async function startNpm(options: { stateDir?: string } = {}): Promise<Npm
       API_PORT: String(port),
       SIP_PORT: String(sipPort),
       TRANSCRIBER_PORT: String(transcriberPort),
+      CLI_LISTEN_PORT: String(cliPort),
       ...(options.stateDir ? { LOCAL_STATE_DIR: options.stateDir } : {}),
     },
     detached: true,
@@ -61,6 +65,7 @@ export async function startNpm(options: { stateDir?: string } = {}): Promise<Npm
     base: `http://127.0.0.1:${port}`,
     transcriberPort,
     sipPort,
+    cliPort,
     exited,
     output: () => output,
     waitForOutput: (pattern, timeoutMs) =>
