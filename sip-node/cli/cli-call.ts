@@ -157,23 +157,23 @@ export class CliCall {
     setHeader(ok.headers, "Content-Type", "application/sdp");
     this.tx.respond(ok);
     this.awaitingAck = true;
-    if (this.caller.protocol !== "udp") return;
     const { T1, T2 } = this.host.layer.timers;
+    // No ACK in 64*T1 (over any transport): the caller is gone, or never was (a spoofed source).
+    this.timers.after(64 * T1, () => {
+      if (!this.awaitingAck) return;
+      this.awaitingAck = false;
+      this.host.unacknowledged(this.caller);
+      this.hangUp();
+    });
+    if (this.caller.protocol !== "udp") return;
     let interval = T1;
-    let elapsed = 0;
-    const tick = () => {
-      if (!this.awaitingAck || this.state === "ended") return;
-      elapsed += interval;
-      if (elapsed >= 64 * T1) {
-        this.host.unacknowledged(this.caller);
-        this.awaitingAck = false;
-        return this.hangUp();
-      }
+    const resend = () => {
+      if (!this.awaitingAck) return;
       this.host.layer.sendStateless(ok, this.caller);
       interval = Math.min(interval * 2, T2);
-      this.timers.after(interval, tick);
+      this.timers.after(interval, resend);
     };
-    this.timers.after(interval, tick);
+    this.timers.after(interval, resend);
   }
 
   /** The ACK of our 200; with a late offer it carries the caller's answer, and the tone starts. */
