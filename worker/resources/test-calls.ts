@@ -12,7 +12,7 @@ const NUMBER_RULE = "must be 2 to 32 digits, * or #, with an optional leading +"
 export const TEST_SPEECHES = ["route_test", "scam_sample"] as const;
 export const DEFAULT_TEST_SECONDS = 30;
 export const MIN_TEST_SECONDS = 5;
-export const MAX_TEST_SECONDS = 300;
+export const MAX_TEST_SECONDS = 600;
 
 const number = (example: string) => z.string().trim().regex(NUMBER_PATTERN, `number ${NUMBER_RULE}`).openapi({ example });
 

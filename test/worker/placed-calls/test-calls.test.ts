@@ -231,7 +231,7 @@ describe("POST /api/customer/test-calls", () => {
       [{ number: "+1415-555-0100" }, "number"],
       [{ number: `+${"1".repeat(33)}` }, "number"],
       [{ number: "+14155550100", seconds: 0 }, "seconds"],
-      [{ number: "+14155550100", seconds: 301 }, "seconds"],
+      [{ number: "+14155550100", seconds: 601 }, "seconds"],
       [{ number: "+14155550100", seconds: 2.5 }, "seconds"],
       [{ number: "+14155550100", speech: "verification_code" }, "speech"],
       [{ number: "+14155550100", destination_id: "nope" }, "destination_id"],

@@ -132,12 +132,12 @@ function PlaceForm({ onPlaced }: { onPlaced: (id: string) => void }) {
             name="seconds"
             type="number"
             min={5}
-            max={300}
+            max={600}
             step={1}
             value={seconds}
             onChange={(event) => setSeconds(event.target.value)}
             error={error}
-            hint="From 5 to 300."
+            hint="From 5 to 600."
           />
           <SelectField
             label="Caller ID"
