@@ -1,7 +1,8 @@
 // The MCP server as outside tools see it, over real HTTP: the Worker under `wrangler dev`, the
 // conformance suite of @modelcontextprotocol/conformance (the scenarios that do not apply are in
 // mcp-conformance-baseline.yml with why), and the MCP Inspector's CLI listing the tools with a
-// bearer token. Both run offline against loopback and take a few seconds once the Worker is up.
+// bearer token (without one: the list, but no tool that needs sign-in). Both run offline against
+// loopback and take a few seconds once the Worker is up.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,7 +74,13 @@ describe("MCP conformance", () => {
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["get_started", "list_calls", "place_test_call", "report_links"]));
     expect(tools.every((t) => t.annotations)).toBe(true);
 
-    const refused = await run([INSPECTOR, "--cli", mcp.mcpUrl, "--transport", "http", "--method", "tools/list"], work);
+    // Without a credential the tools are listed (issue 31: the agent plugin starts that way), and a tool needing sign-in is refused.
+    const anonymous = await run([INSPECTOR, "--cli", mcp.mcpUrl, "--transport", "http", "--method", "tools/list"], work);
+    expect(anonymous.code, anonymous.out.slice(-2000)).toBe(0);
+    const refused = await run(
+      [INSPECTOR, "--cli", mcp.mcpUrl, "--transport", "http", "--method", "tools/call", "--tool-name", "list_calls"],
+      work,
+    );
     expect(refused.code).not.toBe(0);
   });
 });

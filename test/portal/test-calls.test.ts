@@ -262,7 +262,7 @@ async function codeFromConsent(url: URL, person: Owner): Promise<string> {
 
 /**
  * An AI agent `name` connected to the person's account over MCP (/api/mcp on the portal's origin):
- * refused at first, it registers, sends the person to consent and exchanges the code with its
+ * refused its first tool call, it registers, sends the person to consent and exchanges the code with its
  * PKCE verifier, then places and reads test calls with its tools.
  */
 async function connectAgent(person: Owner, name: string) {
@@ -270,7 +270,12 @@ async function connectAgent(person: Owner, name: string) {
   const endpoint = new URL("/api/mcp", portal.base);
   const newClient = () => new Client({ name: "portal-test-agent", version: "1.0.0" });
   const refused = new StreamableHTTPClientTransport(endpoint, { authProvider: agent });
-  await expect(newClient().connect(refused)).rejects.toBeInstanceOf(UnauthorizedError);
+  // The handshake needs no credential (issue 31); the first tool that needs sign-in answers 401.
+  const anonymous = newClient();
+  await anonymous.connect(refused);
+  await expect(anonymous.callTool({ name: "place_test_call", arguments: { number: "+14155550100" } })).rejects.toBeInstanceOf(
+    UnauthorizedError,
+  );
   await refused.finishAuth(await codeFromConsent(agent.authorizationUrl!, person));
   const client = newClient();
   await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: agent }));

@@ -1,6 +1,7 @@
 // What /api/mcp checks before any JSON-RPC is read: the Origin (DNS-rebinding protection), the
 // MCP-Protocol-Version header, and the credential, answered the way OAuth clients expect
-// (401 with WWW-Authenticate naming the resource metadata; 403 insufficient_scope).
+// (401 with WWW-Authenticate naming the resource metadata; 403 insufficient_scope). A request
+// without any credential goes on as anonymous; the transport decides what it may do.
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../env.ts";
 import type { Services } from "../services/context.ts";
@@ -71,18 +72,20 @@ export function insufficientScope(origin: string, scopes: string[]): Response {
   });
 }
 
-type Authenticated = { principal: Principal } | { refused: Response };
+type Authenticated = { principal: Principal | null } | { refused: Response };
 
 /**
  * The principal behind the request's credential: an X-API-Key or a portal access token (a
  * person's own, for scripts), or an OAuth access token issued to an agent for this resource
- * (one minted for another resource is refused like any bad token).
+ * (one minted for another resource is refused like any bad token). No credential at all is a
+ * null principal: the transport lets such a request only initialize, list the tools and call
+ * get_started, and answers anything else 401 (unauthenticated) so the client's OAuth flow starts.
  */
 export async function authenticate(services: Services, request: Request): Promise<Authenticated> {
   const { db, config, origin } = services;
   const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("Authorization") ?? "")?.[1]?.trim();
   const apiKey = request.headers.get("X-API-Key");
-  if (!bearer && !apiKey) return { refused: unauthenticated(origin, false) };
+  if (!bearer && !apiKey) return { principal: null };
   const principal = bearer
     ? ((await fromAccessToken(db, bearer, config.JWT_SECRET)) ?? (await principalFromOAuthToken(services, bearer, mcpResourceUrl(origin))))
     : await fromApiKey(db, apiKey!);

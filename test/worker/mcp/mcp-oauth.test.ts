@@ -90,10 +90,15 @@ async function callOk(client: Client, name: string, args: Record<string, unknown
   return result.structuredContent as any;
 }
 
-/** Connects as an agent would: refused with 401, authorizes through the person, connects again. */
+/**
+ * Connects as an agent would: the handshake needs no credential (issue 31), the first tool that
+ * needs sign-in is refused with 401, the agent authorizes through the person and connects again.
+ */
 async function authorizeAndConnect(agent: TestAgent, person: Session): Promise<Client> {
   const transport = transportFor(agent);
-  await expect(newClient().connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+  const anonymous = newClient();
+  await anonymous.connect(transport);
+  await expect(anonymous.callTool({ name: "list_calls", arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
   const url = agent.authorizationUrl!;
   expect(url.origin + url.pathname).toBe(`${ORIGIN}/api/oauth/authorize`);
   expect(url.searchParams.get("resource")).toBe(MCP_RESOURCE);

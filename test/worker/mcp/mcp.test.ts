@@ -343,7 +343,7 @@ describe("tenancy", () => {
 
 describe("HTTP refusals", () => {
   it("answers 401 with a WWW-Authenticate challenge naming the resource metadata and the scopes", async () => {
-    const none = await post(initialize);
+    const none = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_calls", arguments: {} } });
     expect(none.status).toBe(401);
     const challenge = none.headers.get("WWW-Authenticate")!;
     expect(challenge).toMatch(/^Bearer /);

@@ -38,8 +38,9 @@ export const addDestinationTool = defineTool({
     "and provider API key are set there, on the trunk page; needs_credential and needs_webhook say when one is missing.",
   scope: MCP_SCOPES.configWrite,
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  // Loose, so a secret sent anyway reaches run() and is named as ignored instead of vanishing unseen.
-  input: AgentDestinationSchema.loose(),
+  input: AgentDestinationSchema,
+  // Taken, so a secret sent anyway reaches run() and is named as ignored instead of vanishing unseen.
+  ignoredArguments: DESTINATION_SECRETS,
   output: DestinationSchema.extend(secretFields),
   run: async ({ services, principal }, args) => {
     const destination = await createDestination(services, principal, AgentDestinationSchema.parse(args));
@@ -71,6 +72,7 @@ export const checkDestinationTool = defineTool({
   // It stores the check's result on the destination and sends a packet to the carrier's host.
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   input: z.object({ destination_id: z.uuid().describe("A destination id from list_destinations") }),
+  aliases: { destination: "destination_id" },
   output: DestinationSchema,
   run: ({ services, principal }, args) => checkDestination(services, principal, args.destination_id),
   summary: (d) =>

@@ -43,8 +43,9 @@ export const setWebhookTool = defineTool({
     "that page with the URL filled in. Once secret_set is true, call test_webhook.",
   scope: MCP_SCOPES.configWrite,
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  // Loose, so a secret sent anyway reaches run() and is named as ignored instead of vanishing unseen.
-  input: SetWebhookSchema.loose(),
+  input: SetWebhookSchema,
+  // Taken, so a secret sent anyway reaches run() and is named as ignored instead of vanishing unseen.
+  ignoredArguments: ["secret"],
   output: SetWebhookResultSchema,
   run: async ({ services, principal }, args) => {
     const ignored_secrets = ignoredSecrets(args, ["secret"]);

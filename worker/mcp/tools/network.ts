@@ -19,6 +19,8 @@ export const whitelistIpTool = defineTool({
   scope: MCP_SCOPES.configWrite,
   hints: CREATES,
   input: CreateIpEntrySchema,
+  // The agent plugin's skills name the address `ip` and the destination `destination`.
+  aliases: { ip: "cidr", destination: "destination_id" },
   output: IpEntrySchema,
   run: ({ services, principal }, args) => createIpEntry(services, principal, args),
   summary: (e) => `${e.cidr} whitelisted; ${e.admits_calls ? "admits calls now" : `admits no calls yet: ${e.pending_reason}`}.`,
@@ -33,6 +35,7 @@ export const addRoutingRuleTool = defineTool({
   scope: MCP_SCOPES.configWrite,
   hints: CREATES,
   input: CreateRoutingRuleSchema,
+  aliases: { destination: "destination_id" },
   output: RoutingRuleSchema,
   run: ({ services, principal }, args) => createRoutingRule(services, principal, args),
   summary: (r) => `Calls to ${r.prefix}… now go to destination ${r.destination_id}.`,
