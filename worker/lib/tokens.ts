@@ -86,11 +86,16 @@ export async function verifyStepToken(purpose: string, token: string, secret: st
 }
 
 /**
- * Media tokens: a short-lived grant to fetch one call's recording, for players that cannot send
- * an Authorization header (passed as `t`). The audience sets them apart from access tokens (which
- * carry none, and are refused here) and from step tokens; `call` binds one call of one account.
+ * Media tokens: a short-lived grant to fetch one file of one call (its recording, its packet
+ * capture, its SIP ladder), for players and people that cannot send an Authorization header
+ * (passed as `t`). The audience names the file (`media:recording`...), which sets them apart from
+ * access tokens (which carry none, and are refused here), from step tokens and from each other;
+ * `call` binds one call of one account.
  */
-export const MEDIA_TOKEN_AUDIENCE = "media:recording";
+export const MEDIA_FILES = ["recording", "pcap", "sip-ladder"] as const;
+export type MediaFileKind = (typeof MEDIA_FILES)[number];
+
+export const mediaTokenAudience = (file: MediaFileKind) => `media:${file}`;
 
 export type MediaClaims = { sub: string; cid: string; call: string; imp?: string | undefined; iat: number; exp: number };
 
@@ -98,22 +103,23 @@ export async function signMediaToken(
   claims: { sub: string; cid: string; call: string; imp?: string | null | undefined },
   secret: string,
   ttlSec: number,
+  file: MediaFileKind = "recording",
 ): Promise<string> {
   const payload: Record<string, string> = { cid: claims.cid, call: claims.call };
   if (claims.imp) payload.imp = claims.imp;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setAudience(MEDIA_TOKEN_AUDIENCE)
+    .setAudience(mediaTokenAudience(file))
     .setSubject(claims.sub)
     .setIssuedAt()
     .setExpirationTime(`${ttlSec}s`)
     .sign(key(secret));
 }
 
-/** The claims of a valid, unexpired media token, or null. */
-export async function verifyMediaToken(token: string, secret: string): Promise<MediaClaims | null> {
+/** The claims of a valid, unexpired media token for `file`, or null. */
+export async function verifyMediaToken(token: string, secret: string, file: MediaFileKind = "recording"): Promise<MediaClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"], audience: MEDIA_TOKEN_AUDIENCE });
+    const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"], audience: mediaTokenAudience(file) });
     const { sub, cid, call, imp, iat, exp } = payload as Record<string, unknown>;
     if (typeof sub !== "string" || typeof cid !== "string" || typeof call !== "string") return null;
     if (typeof iat !== "number" || typeof exp !== "number") return null;

@@ -409,6 +409,10 @@ export const RecordingQuery = z.object({
     .openapi({ description: "A recording token from /calls/{call_id}/recording-token, instead of an Authorization header" }),
 });
 
+export const MediaLinkQuery = z.object({
+  t: z.string().optional().openapi({ description: "A link token from the MCP tool report_links, instead of an Authorization header" }),
+});
+
 export type CallOut = z.infer<typeof CallSchema>;
 
 export const TransferRequestSchema = z

@@ -7,10 +7,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { issueInvoices } from "../../../worker/services/billing/invoices.ts";
-import { addTranscript, giveVerdict } from "../fixtures/call-record.ts";
+import { addSipMessages, addTranscript, giveVerdict } from "../fixtures/call-record.ts";
 import { bodyOf, expectStatus, firstOf, request, type RequestOptions } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, testServices, uniqueEmail, type Session } from "../fixtures/factory.ts";
+import { callOk, mcpClient } from "../fixtures/mcp-client.ts";
 import { authorizeAgent } from "../fixtures/oauth.ts";
 import { addRoutingRule, addWhitelistEntry, v4Block } from "../fixtures/network.ts";
 import { callRow, node } from "../fixtures/node-client.ts";
@@ -100,7 +101,7 @@ const twoAccounts = () =>
 
 /**
  * An ended call of `owner`'s, placed through the node API, with its recording and a capture
- * uploaded, and a verdict and a transcript as the analysis pipeline leaves them.
+ * uploaded, a SIP ladder, and a verdict and a transcript as the analysis pipeline leaves them.
  */
 async function recordedCall(owner: Session): Promise<string> {
   const block = v4Block();
@@ -120,6 +121,16 @@ async function recordedCall(owner: Session): Promise<string> {
     expect(upload.status, JSON.stringify(upload.body)).toBe(200);
   }
   const row = await callRow(ticket.call_id);
+  await addSipMessages(owner, ticket.call_id, [
+    {
+      time_stamp: row!.started_at,
+      direction: "in",
+      method: "INVITE",
+      from_ip: `${block.base}.5:5060`,
+      to_ip: "198.51.100.1:5060",
+      first_line: "INVITE sip:14155550123@198.51.100.1 SIP/2.0",
+    },
+  ]);
   await giveVerdict(owner, { id: ticket.call_id, started_at: row!.started_at }, { probability: 80, entity: "Visa", keywords: ["pin"] });
   await addTranscript(owner, ticket.call_id);
   return ticket.call_id;
@@ -288,6 +299,14 @@ const CREDENTIALS: Record<string, { label: string; present: (b: Accounts["b"]) =
       return { query: { t: new URL(minted.body.url).searchParams.get("t")! } };
     },
   },
+  MediaLinkToken: {
+    label: "link token (report_links) for a call of its own",
+    present: async (b) => {
+      const own = await recordedCall(b);
+      const links = await callOk(await mcpClient({ apiKey: b.apiKey }), "report_links", { call_id: own });
+      return { query: { t: new URL(links.pcap_url).searchParams.get("t")! } };
+    },
+  },
 };
 
 /**
@@ -345,6 +364,17 @@ const EXCEPTIONS: Record<string, { status: number; reason: string }> = {
       "a recording token is bound to one call, not to an account: one minted for another call is refused " +
       "before any lookup, whoever owns the call in the path",
   },
+  ...Object.fromEntries(
+    ["pcap", "sip-ladder"].map((file) => [
+      `GET /calls/{call_id}/${file} via MediaLinkToken`,
+      {
+        status: 401,
+        reason:
+          "a link token is bound to one file of one call, not to an account: one minted for another call (or file) is " +
+          "refused before any lookup, whoever owns the call in the path",
+      },
+    ]),
+  ),
 };
 
 const sweep = recordScoped.flatMap((op) => op.schemes.map((scheme) => ({ op, scheme, key: `${op.name} via ${scheme}` })));

@@ -6,8 +6,9 @@
 //   ...credentialManagement      the owner in person: a portal session (bearer access token, never an
 //                                API key), not inside an impersonation (minting keys, passkeys, members)
 //   ...authenticatedOrRecordingToken  BK, or a recording token in `t` bound to the call in the path
+//   ...authenticatedOrMediaToken(file)  BK, or a media token for that file (pcap, sip-ladder) of the call in the path
 import type { MiddlewareHandler } from "hono";
-import { verifyMediaToken } from "../../lib/tokens.ts";
+import { type MediaFileKind, verifyMediaToken } from "../../lib/tokens.ts";
 import { Forbidden, Unauthenticated } from "../../services/errors.ts";
 import { fromAccessToken, fromApiKey, fromSignedClaims, type Principal } from "../../services/identity/principal.ts";
 import type { AppEnv } from "../../http/app-env.ts";
@@ -55,19 +56,23 @@ export const requirePasswordCurrent: MiddlewareHandler<AppEnv> = async (c, next)
 };
 
 /**
- * For players that cannot send an Authorization header: a recording token in `t` stands in for
- * the credential, good only for the call in the path. A `t` that does not verify (tampered,
- * expired, minted for another call, an access token) is 401 whatever else the request carries;
- * without `t` the usual bearer token or API key applies.
+ * For players and links that cannot send an Authorization header: a media token for `file` in `t`
+ * stands in for the credential, good only for that file of the call in the path. A `t` that does
+ * not verify (tampered, expired, minted for another call or another file, an access token) is 401
+ * whatever else the request carries; without `t` the usual bearer token or API key applies.
  */
-export const requireAuthOrRecordingToken: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const t = c.req.query("t");
-  if (!t) return requireAuth(c, next);
-  const claims = await verifyMediaToken(t, c.var.config.JWT_SECRET);
-  const principal = claims && claims.call === c.req.param("call_id") ? await fromSignedClaims(c.var.db, claims, "media_token") : null;
-  admit(c, principal, "Invalid or expired recording token");
-  await next();
-};
+const requireAuthOrMediaToken =
+  (file: MediaFileKind, why: string): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const t = c.req.query("t");
+    if (!t) return requireAuth(c, next);
+    const claims = await verifyMediaToken(t, c.var.config.JWT_SECRET, file);
+    const principal = claims && claims.call === c.req.param("call_id") ? await fromSignedClaims(c.var.db, claims, "media_token") : null;
+    admit(c, principal, why);
+    await next();
+  };
+
+export const requireAuthOrRecordingToken = requireAuthOrMediaToken("recording", "Invalid or expired recording token");
 
 export const signedIn = { middleware: requireAuth, security };
 export const authenticated = { middleware: [requireAuth, requirePasswordCurrent], security };
@@ -81,3 +86,8 @@ export const authenticatedOrRecordingToken = {
   middleware: [requireAuthOrRecordingToken, requirePasswordCurrent],
   security: [...security, { RecordingToken: [] }],
 };
+/** A call's file behind a short-lived link (report_links): the credential, or that file's media token. */
+export const authenticatedOrMediaToken = (file: Exclude<MediaFileKind, "recording">) => ({
+  middleware: [requireAuthOrMediaToken(file, "Invalid or expired link token"), requirePasswordCurrent],
+  security: [...security, { MediaLinkToken: [] }],
+});

@@ -1,10 +1,11 @@
 // A call's media: the recording, a recording token for players without an Authorization
-// header, and the packet captures.
+// header, the packet captures and the SIP ladder as text (both also behind the short-lived links
+// the MCP tool report_links gives, which need no header).
 import { createRoute, z } from "@hono/zod-openapi";
 import { parseByteRange } from "../../lib/http-range.ts";
-import { CallIdParam, MediaTokenSchema, RecordingQuery } from "../../resources/calls.ts";
-import { captures, recording, recordingToken } from "../../services/calls/media.ts";
-import { authenticated, authenticatedOrRecordingToken } from "../auth/access.ts";
+import { CallIdParam, MediaLinkQuery, MediaTokenSchema, RecordingQuery } from "../../resources/calls.ts";
+import { captures, recording, recordingToken, sipLadder } from "../../services/calls/media.ts";
+import { authenticated, authenticatedOrMediaToken, authenticatedOrRecordingToken } from "../auth/access.ts";
 import type { Api } from "../context.ts";
 import { binaryBody, errors, jsonBody } from "../responses.ts";
 import { fileResponse } from "./file-response.ts";
@@ -55,8 +56,9 @@ const pcapRoute = createRoute({
   path: "/calls/{call_id}/pcap",
   tags,
   summary: "The packet capture: one media leg's pcap, or a zip of every leg's",
-  ...authenticated,
-  request: { params: CallIdParam },
+  description: "Authorised by a bearer token or an API key, or by a link token in `t` (from the MCP tool report_links).",
+  ...authenticatedOrMediaToken("pcap"),
+  request: { params: CallIdParam, query: MediaLinkQuery },
   responses: {
     200: binaryBody(
       "The capture file (application/vnd.tcpdump.pcap), or a zip holding caller.pcap and callee.pcap when there were several media legs",
@@ -67,7 +69,24 @@ const pcapRoute = createRoute({
   },
 });
 
+const sipLadderRoute = createRoute({
+  method: "get",
+  path: "/calls/{call_id}/sip-ladder",
+  tags,
+  summary: "The call's SIP ladder as plain text (the `text` of /calls/{call_id}/sip-log)",
+  description: "Authorised by a bearer token or an API key, or by a link token in `t` (from the MCP tool report_links).",
+  ...authenticatedOrMediaToken("sip-ladder"),
+  request: { params: CallIdParam, query: MediaLinkQuery },
+  responses: { 200: binaryBody("The ladder, one block per SIP message", "text/plain"), ...errors(401, 404) },
+});
+
 export function registerCallMedia(api: Api) {
+  api.openAPIRegistry.registerComponent("securitySchemes", "MediaLinkToken", {
+    type: "apiKey",
+    in: "query",
+    name: "t",
+    description: "A link token from the MCP tool report_links; good for the one file of the one call it was made for",
+  });
   api.openapi(recordingTokenRoute, async (c) =>
     c.json(await recordingToken(c.var.services, c.var.principal, c.req.valid("param").call_id), 200),
   );
@@ -78,4 +97,5 @@ export function registerCallMedia(api: Api) {
     return fileResponse(file, { "Accept-Ranges": "bytes" });
   });
   api.openapi(pcapRoute, async (c) => fileResponse(await captures(c.var.services, c.var.principal, c.req.valid("param").call_id)));
+  api.openapi(sipLadderRoute, async (c) => fileResponse(await sipLadder(c.var.services, c.var.principal, c.req.valid("param").call_id)));
 }

@@ -1,11 +1,13 @@
 // Calls: the list with its filters, one call with its verdict, the transcript, and the links a
-// person sends on (the PDF report, the evidence bundle, the call's share links).
+// person sends on (the PDF report, the evidence bundle, the call's share links, and short-lived
+// links to the recording, packet capture and SIP ladder that open without a header).
 import { z } from "@hono/zod-openapi";
 import { CALL_SORTS, CallDetailSchema, CallListQuery, CallSchema, MAX_KEYWORD_FILTERS, TranscriptSchema } from "../../resources/calls.ts";
 import { CallShareSchema } from "../../resources/shares.ts";
 import { listCalls } from "../../services/calls/search.ts";
 import { getCallTranscript } from "../../services/calls/records.ts";
 import { getCall } from "../../services/calls/calls.ts";
+import { mediaLinks } from "../../services/calls/media.ts";
 import { listShares } from "../../services/support/shares.ts";
 import { decodeCursor, nextCursor } from "../cursor.ts";
 import { pageArgs, pageOutput } from "../pages.ts";
@@ -44,6 +46,7 @@ export const listCallsTool = defineTool({
   scope: MCP_SCOPES.callsRead,
   hints: READ_ONLY,
   input: CallFilters.extend(pageArgs),
+  aliases: { destination: "destination_id" },
   output: pageOutput(CallSchema),
   run: async ({ services, principal }, { limit, cursor, ...filters }) => {
     const offset = await decodeCursor(cursor, filters);
@@ -91,6 +94,16 @@ const ReportLinksSchema = z.object({
   share_links: z
     .array(CallShareSchema)
     .describe("Password-protected public links to the call, newest first (passwords are never shown again)"),
+  recording_url: z
+    .string()
+    .nullable()
+    .describe("The recording (WAV), opening without any header until links_expire_in runs out; null: the call has none"),
+  pcap_url: z
+    .string()
+    .nullable()
+    .describe("The packet capture (pcap, or a zip of each media leg's), the same way; null: the call has none"),
+  sip_ladder_url: z.string().nullable().describe("The SIP ladder as plain text, the same way; null: the call has none"),
+  links_expire_in: z.number().int().describe("Seconds recording_url, pcap_url and sip_ladder_url keep working; ask again for new ones"),
 });
 
 export const reportLinksTool = defineTool({
@@ -98,14 +111,19 @@ export const reportLinksTool = defineTool({
   title: "Report links of a call",
   description:
     "Where a person gets the call's evidence: the PDF report and the evidence-bundle URLs (opened with the account's " +
-    "credential), and the call's password-protected share links with their state (active, views, expiry). New share " +
-    "links are made in the portal, which shows the password once.",
+    "credential); short-lived links to the recording, the packet capture and the SIP ladder that open without any " +
+    "header (null where the call has none; they expire after links_expire_in seconds); and the call's " +
+    "password-protected share links with their state (active, views, expiry). New share links are made in the portal, " +
+    "which shows the password once.",
   scope: MCP_SCOPES.callsRead,
   hints: READ_ONLY,
   input: z.object({ call_id: callId }),
   output: ReportLinksSchema,
   run: async ({ services, principal }, args) => {
-    const shares = await listShares(services, principal, args.call_id);
+    const [shares, media] = await Promise.all([
+      listShares(services, principal, args.call_id),
+      mediaLinks(services, principal, args.call_id),
+    ]);
     const call = `${services.origin}/api/calls/${args.call_id}`;
     return {
       call_id: args.call_id,
@@ -113,7 +131,17 @@ export const reportLinksTool = defineTool({
       export_url: `${call}/export`,
       call_url: call,
       share_links: shares.items,
+      recording_url: media.recording_url,
+      pcap_url: media.pcap_url,
+      sip_ladder_url: media.sip_ladder_url,
+      links_expire_in: media.expires_in,
     };
   },
-  summary: (r) => `${r.share_links.filter((s) => s.active).length} active share link(s); PDF report at ${r.report_pdf_url}.`,
+  summary: (r) => {
+    const files = [r.recording_url && "recording", r.pcap_url && "packet capture", r.sip_ladder_url && "SIP ladder"].filter(Boolean);
+    return (
+      `${r.share_links.filter((s) => s.active).length} active share link(s); PDF report at ${r.report_pdf_url}; ` +
+      (files.length ? `${files.join(", ")} linked for ${r.links_expire_in} s (no header needed).` : "no recording, capture or SIP ladder.")
+    );
+  },
 });

@@ -5,9 +5,9 @@
 import type { calls } from "../../../schema/calls.ts";
 import { MEDIA_CONTENT_TYPES } from "../../../schema/node-api.ts";
 import type { ByteRange } from "../../lib/http-range.ts";
-import { signMediaToken } from "../../lib/tokens.ts";
+import { type MediaFileKind, signMediaToken } from "../../lib/tokens.ts";
 import { zipStream } from "../../lib/zip.ts";
-import { callOfAccount } from "./records.ts";
+import { callOfAccount, getCallSipLog, hasSipLadder } from "./records.ts";
 import type { Services } from "../context.ts";
 import { NotFound, RangeNotSatisfiable } from "../errors.ts";
 import type { Principal } from "../identity/principal.ts";
@@ -39,18 +39,64 @@ async function recordingKey(s: Services, principal: Principal, callId: string) {
   return recordingKeyOf(await callOfAccount(s, principal, callId));
 }
 
+/** The address of one of the call's files with a media token as `t`: good for that file of that call only, `ttl` seconds. */
+async function fileLink(s: Services, principal: Principal, callId: string, file: MediaFileKind, ttl: number): Promise<string> {
+  const token = await signMediaToken(
+    { sub: principal.user.id, cid: principal.customer.id, call: callId, imp: principal.impersonatedBy },
+    s.config.JWT_SECRET,
+    ttl,
+    file,
+  );
+  const url = new URL(`/api/calls/${callId}/${file}`, s.origin);
+  url.searchParams.set("t", token);
+  return url.toString();
+}
+
 /** A link a player can open without an Authorization header, good for this call's recording only. */
 export async function recordingToken(s: Services, principal: Principal, callId: string) {
   const { call } = await recordingKey(s, principal, callId);
   const ttl = s.config.RECORDING_TOKEN_TTL_SEC;
-  const token = await signMediaToken(
-    { sub: principal.user.id, cid: principal.customer.id, call: call.id, imp: principal.impersonatedBy },
-    s.config.JWT_SECRET,
-    ttl,
-  );
-  const url = new URL(`/api/calls/${call.id}/recording`, s.origin);
-  url.searchParams.set("t", token);
-  return { url: url.toString(), expires_in: ttl };
+  return { url: await fileLink(s, principal, call.id, "recording", ttl), expires_in: ttl };
+}
+
+/**
+ * Short-lived links to the call's recording, packet capture and SIP ladder that open without an
+ * Authorization header (what an agent hands a person: issue 31), each a media token for that file
+ * of that call, good RECORDING_TOKEN_TTL_SEC; null where the call has no such file.
+ */
+export async function mediaLinks(s: Services, principal: Principal, callId: string) {
+  const call = await callOfAccount(s, principal, callId);
+  const ttl = s.config.RECORDING_TOKEN_TTL_SEC;
+  const [captured, ladder] = await Promise.all([
+    Promise.all((call.recordingPcapPaths ?? []).map((key) => s.media.head(key))),
+    hasSipLadder(s, call),
+  ]);
+  const link = (file: MediaFileKind, present: boolean) => (present ? fileLink(s, principal, call.id, file, ttl) : null);
+  const [recording_url, pcap_url, sip_ladder_url] = await Promise.all([
+    link("recording", Boolean(call.recordingAvailable && call.recordingWavPath)),
+    link(
+      "pcap",
+      captured.some((head) => head !== null),
+    ),
+    link("sip-ladder", ladder),
+  ]);
+  return { recording_url, pcap_url, sip_ladder_url, expires_in: ttl };
+}
+
+/** The SIP ladder as a text file (the same text as GET /calls/{id}/sip-log's `text`). */
+export async function sipLadder(s: Services, principal: Principal, callId: string): Promise<MediaFile> {
+  const log = await getCallSipLog(s, principal, callId);
+  if (log.messages.length === 0) throw new NotFound("No SIP ladder for this call");
+  const bytes = new TextEncoder().encode(log.text);
+  return {
+    body: new Blob([bytes]).stream(),
+    contentType: "text/plain; charset=utf-8",
+    filename: `call-${log.call_id}-sip-ladder.txt`,
+    disposition: "inline",
+    size: bytes.byteLength,
+    etag: null,
+    part: null,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { describeError } from "../../lib/errors.ts";
 import type { Db } from "../../lib/db.ts";
 import { toUsd } from "../../lib/money.ts";
 import type { Services } from "../context.ts";
-import { ladderText, messageOut, uploadedSipLog, type LadderMessage } from "./sip-log.ts";
+import { ladderText, messageOut, sipLogKey, uploadedSipLog, type LadderMessage } from "./sip-log.ts";
 import { NotFound } from "../errors.ts";
 import { writeCallRecords } from "./record-writer.ts";
 import { owned } from "../owned.ts";
@@ -207,6 +207,18 @@ export function sipMessageOut(row: SipMessageRow) {
     first_line: row.firstLine,
     headers: row.headers,
   };
+}
+
+/** Whether the call has a SIP ladder to show: the node's uploaded log, or the ladder rows of its end event. */
+export async function hasSipLadder(s: Services, call: Pick<CallRow, "id" | "customerId">): Promise<boolean> {
+  if (await s.media.head(sipLogKey(call))) return true;
+  const row = await s.db
+    .select({ seq: callSipMessages.seq })
+    .from(callSipMessages)
+    .where(and(eq(callSipMessages.callId, call.id), eq(callSipMessages.customerId, call.customerId)))
+    .limit(1)
+    .get();
+  return row !== undefined;
 }
 
 /**
