@@ -8,6 +8,8 @@ export type PortalStack = {
   api: string;
   /** The SIP node's UDP and TCP port on 127.0.0.1. */
   sipPort: number;
+  /** The SIP node's hosted-number listener (CLI checks) on 127.0.0.1, UDP and TCP: a destination here delivers to the numbers the platform holds. */
+  cliPort: number;
   /** Whether the offline transcriber runs (else calls get no transcript and verdicts rest on the call's facts). */
   transcription: boolean;
   /** A folder where test files claim loopback source addresses (one file per address), so no two accounts whitelist the same one. */

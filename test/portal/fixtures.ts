@@ -159,7 +159,7 @@ export type WithTrunk<A extends Account = Account> = A & { trunk: Trunk };
  * after it (atomic across the test files' processes), since a whitelisted range belongs to one
  * account only.
  */
-function claimSource(): string {
+export function claimSource(): string {
   for (let n = 0; n < 250 * 200; n++) {
     const address = `127.0.${1 + Math.floor(n / 250)}.${1 + (n % 250)}`;
     try {

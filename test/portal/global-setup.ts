@@ -58,6 +58,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       base: `http://localhost:${port}`,
       api: `http://127.0.0.1:${port}`,
       sipPort: Number(sipPort),
+      cliPort: app.cliPort,
       transcription: transcription !== "off:",
       sourcesDir,
       demo: { email: email!, password: password! },
