@@ -18,6 +18,7 @@ const EVENTS: Record<WebhookDelivery["kind"], string> = {
   "call.analyzed": "Call analysed",
   "call.route_alert": "Route alert",
   "automation.number_controlled": "Number controlled",
+  "schedule.outcome_changed": "Schedule outcome changed",
 };
 
 const answer = (d: { status_code: number | null; error: string | null }) => answerOf(d.status_code, d.error);
