@@ -23,6 +23,8 @@ const TicketsPage = lazy(() => import("./pages/support/tickets-page.tsx"));
 const TicketPage = lazy(() => import("./pages/support/ticket-page.tsx"));
 const TestCallsPage = lazy(() => import("./pages/test-calls/test-calls-page.tsx"));
 const ConfirmTestCallPage = lazy(() => import("./pages/test-calls/confirm-page.tsx"));
+const CliPage = lazy(() => import("./pages/cli/cli-page.tsx"));
+const HostedNumbersPage = lazy(() => import("./pages/hosted-numbers/hosted-numbers-page.tsx"));
 const AccountPage = lazy(() => import("./pages/account/account-page.tsx"));
 const TrunkPage = lazy(() => import("./pages/trunk/trunk-page.tsx"));
 const AutomationPage = lazy(() => import("./pages/automation/automation-page.tsx"));
@@ -79,6 +81,8 @@ function SignedIn() {
           <Route path="/support/:id" component={TicketPage} />
           <Route path="/test-calls" component={TestCallsPage} />
           <Route path="/test-calls/:id/confirm" component={ConfirmTestCallPage} />
+          <Route path="/cli" component={CliPage} />
+          <Route path="/hosted-numbers" component={HostedNumbersPage} />
           <Route path="/account" component={AccountPage} />
           <Route path="/trunk" component={TrunkPage} />
           <Route path="/automation" component={AutomationPage} />

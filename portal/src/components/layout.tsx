@@ -14,6 +14,7 @@ const NAV = [
   ["/cases", "Cases"],
   ["/support", "Support"],
   ["/test-calls", "Test calls"],
+  ["/cli", "Caller ID checks"],
   ["/account", "Account"],
 ] as const;
 
@@ -23,6 +24,7 @@ const SETUP = [
   ["/automation", "Automation"],
   ["/alerts", "Alerts"],
   ["/billing", "Billing"],
+  ["/hosted-numbers", "Hosted numbers"],
   ["/team", "Team and access"],
   ["/settings", "Settings"],
 ] as const;
