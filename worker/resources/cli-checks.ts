@@ -126,16 +126,10 @@ export const CreateHostedNumberSchema = z
   .object({
     number: e164("+442079460123"),
     country: country.optional().openapi({ description: "Left out: the number's own country" }),
-    reach_by: z
-      .string()
-      .trim()
-      .min(1)
-      .max(300)
-      .optional()
-      .openapi({
-        description: "How calls to it will reach the platform: a SIP URI or a forwarding note",
-        example: "forwarded by my provider",
-      }),
+    reach_by: z.string().trim().min(1).max(300).optional().openapi({
+      description: "How calls to it will reach the platform: a SIP URI or a forwarding note",
+      example: "forwarded by my provider",
+    }),
   })
   .openapi("CreateHostedNumber");
 

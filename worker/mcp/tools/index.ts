@@ -3,6 +3,7 @@ import type { Tool } from "../tool.ts";
 import { getCallTool, getTranscriptTool, listCallsTool, reportLinksTool } from "./calls.ts";
 import { addDestinationTool, checkDestinationTool, listDestinationsTool } from "./destinations.ts";
 import { addAlertRuleTool, listChannelsTool, setWebhookTool, testWebhookTool } from "./events.ts";
+import { cliCoverageTool, getCliCheckTool, hostNumberTool, listHostedNumbersTool, testHostedNumberTool, verifyCliTool } from "./cli.ts";
 import { getStartedTool } from "./get-started.ts";
 import { addRoutingRuleTool, whitelistIpTool } from "./network.ts";
 import { cancelTestCallTool, getTestCallTool, listVerifiedNumbersTool, placeTestCallTool } from "./test-calls.ts";
@@ -22,6 +23,12 @@ export const TOOLS: Tool[] = [
   getTestCallTool,
   cancelTestCallTool,
   listVerifiedNumbersTool,
+  cliCoverageTool,
+  verifyCliTool,
+  getCliCheckTool,
+  hostNumberTool,
+  testHostedNumberTool,
+  listHostedNumbersTool,
   listCallsTool,
   getCallTool,
   getTranscriptTool,

@@ -254,7 +254,11 @@ export async function testCallProgressed(s: Services, testCallId: string, progre
   }
   const timing: Partial<CliCheckRow> = {};
   if (progress.post_dial_ms != null) timing.postDialMs = progress.post_dial_ms;
-  if (progress.answer_ms != null) timing.answerMs = progress.answer_ms;
+  if (progress.answer_ms != null) {
+    timing.answerMs = progress.answer_ms;
+    // Answered with no ringing first: the post-dial delay ends with the answer.
+    if (check.postDialMs === null && progress.post_dial_ms == null) timing.postDialMs = progress.answer_ms;
+  }
   if (progress.mos_received != null) timing.mosReceived = progress.mos_received;
   if (Object.keys(timing).length) await s.db.update(cliChecks).set(timing).where(eq(cliChecks.id, check.id));
   const testCall = await s.db.select().from(testCalls).where(eq(testCalls.id, testCallId)).get();
