@@ -6,7 +6,7 @@ import type { CallSignalling } from "../calls/call-signalling.ts";
 import type { CallTimers } from "../calls/call-timers.ts";
 import { contactOf, newTag, type Dialog } from "../calls/dialog.ts";
 import { reasonPhrase } from "../sip/causes.ts";
-import { header, setHeader } from "../sip/headers.ts";
+import { header, headers, setHeader } from "../sip/headers.ts";
 import type { SipRequest, SipResponse } from "../sip/message.ts";
 import { parseNameAddr } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TimerValues } from "../sip/transactions.ts";
@@ -50,6 +50,7 @@ export class CallerLeg {
       remoteTarget: contact ? parseNameAddr(contact).uri : from.uri,
       endpoint: caller,
       localSeq: 1,
+      routeSet: headers(invite, "Record-Route"),
     };
   }
 

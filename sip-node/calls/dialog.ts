@@ -22,6 +22,12 @@ export type Dialog = {
   endpoint: Endpoint;
   /** The CSeq number of our last request in the dialog. */
   localSeq: number;
+  /**
+   * The proxies that asked to stay on the dialog's path (Record-Route, RFC 3261 §12.1): our
+   * requests in it carry them as Route, in this order. The INVITE's, in order, on a leg we answered;
+   * the 2xx's, reversed, on a leg we dialled. Empty: none did.
+   */
+  routeSet?: string[];
 };
 
 const EMPTY = new Uint8Array(0);
@@ -64,6 +70,7 @@ export function requestOn(dialog: Dialog, local: Address, method: string, option
     headers: [
       ["Via", `SIP/2.0/${transport} ${local.address}:${local.port};branch=${BRANCH_MAGIC}${token(10)};rport`],
       ["Max-Forwards", "70"],
+      ...(dialog.routeSet ?? []).map((route): [string, string] => ["Route", route]),
       ["From", from],
       ["To", to],
       ["Call-ID", dialog.callId],

@@ -7,7 +7,7 @@
 // means for the call is its owner's (LegEvents).
 import { cancelOf } from "../sip/cancel.ts";
 import { digestAuthorization, parseChallenge } from "../sip/digest-client.ts";
-import { header, setHeader } from "../sip/headers.ts";
+import { header, headers, setHeader } from "../sip/headers.ts";
 import type { SipRequest, SipResponse } from "../sip/message.ts";
 import { parseCSeq, parseNameAddr } from "../sip/parser.ts";
 import type { ServerTransaction } from "../sip/transactions.ts";
@@ -164,6 +164,8 @@ export class OutboundLeg {
     dialog.remoteTag = tagOf(response) ?? dialog.remoteTag;
     const contact = header(response, "Contact");
     if (contact) dialog.remoteTarget = parseNameAddr(contact).uri;
+    // The route set is the first 2xx's (a retransmission or a forked 2xx does not change it).
+    dialog.routeSet ??= headers(response, "Record-Route").reverse();
     const ack = requestOn(dialog, this.context.signalling.local, "ACK", { seq: parseCSeq(header(request, "CSeq")!).seq });
     if (hold) this.heldAck = ack;
     else this.sendAck(ack);
