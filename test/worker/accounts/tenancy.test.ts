@@ -201,6 +201,20 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     expectStatus(res, 202, `test call: ${JSON.stringify(res.body)}`);
     return res.body.id;
   },
+  check_id: async (owner) => {
+    const destination = (await defaultDestinationOf(owner)) as { id: string };
+    return bodyOf(await owner.client.post("/api/customer/cli/checks", { destination_id: destination.id, country: "GB" }), 202, "CLI check")
+      .id;
+  },
+  schedule_id: async (owner) => {
+    const destination = (await defaultDestinationOf(owner)) as { id: string };
+    const body = { kind: "cli_check", destination_id: destination.id, country: "US", every: "daily" };
+    return bodyOf(await owner.client.post("/api/customer/cli/schedules", body), 201, "schedule").id;
+  },
+  hosted_number_id: async (owner) => {
+    const number = `+3312345${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000).padStart(4, "0")}`;
+    return bodyOf(await owner.client.post("/api/customer/hosted-numbers", { number }), 201, "hosted number").id;
+  },
   // The operator's settings of an account (admin routes): A's own id.
   customer_id: async (owner) => owner.account.id,
   number_id: async (owner) => {
@@ -247,6 +261,7 @@ const BODIES: Record<string, unknown> = {
   "POST /admin/support/tickets/{ticket_id}/messages": { body: "Answered." },
   "POST /customer/verified-numbers/{number_id}/verify": { code: "000000" },
   "PATCH /admin/customers/{customer_id}/placed-call-policy": { calls_per_day: 5 },
+  "PATCH /customer/cli/schedules/{schedule_id}": { enabled: false },
 };
 
 /** What the owner gets other than success for the same request, and why it is not a refusal of the owner. */
