@@ -8,12 +8,12 @@
 // naming the accepted ones. The account's second destination is the SIP node's hosted-number
 // listener, a route that delivers to the numbers the platform holds: a test call through it is
 // answered, and a CLI check through it reads `match`.
-import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
+import { MemoryAgent } from "../shared/agent-oauth.ts";
 import { answersFrom, freeUdpPort } from "../sip-node/harness.ts";
 import { consent } from "./oauth-consent.ts";
 import { browserFor, claimSource, newOwner, placeCall, portal, signIn, until, type Owner, type WithTrunk } from "./fixtures.ts";
@@ -41,64 +41,10 @@ const SKILL_TOOLS = {
   cliVerification: ["cli_coverage", "verify_cli", "get_cli_check", "host_number", "test_hosted_number", "list_hosted_numbers"],
 };
 
-/** What the plugin's MCP host keeps for the server: its registration, the PKCE verifier and the tokens. */
-class PluginHost implements OAuthClientProvider {
-  authorizationUrl: URL | undefined;
-  private client: OAuthClientInformationMixed | undefined;
-  private stored: OAuthTokens | undefined;
-  private verifier = "";
-
-  get redirectUrl() {
-    return REDIRECT;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: AGENT_NAME,
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-
-  state() {
-    return "agent-plugin";
-  }
-
-  clientInformation() {
-    return this.client;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-
-  tokens() {
-    return this.stored;
-  }
-
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 /** One HTTP exchange with /api/mcp as the SDK made it. */
 type Exchange = { method: string; authorized: boolean; status: number; challenge: string | null };
 
-const host = new PluginHost();
+const host = new MemoryAgent({ name: AGENT_NAME, redirect: REDIRECT, state: "agent-plugin" });
 const exchanges: Exchange[] = [];
 /** The SDK's fetch, kept: what went out with or without a credential, and what came back. */
 const recordingFetch: typeof fetch = async (input, init) => {

@@ -5,13 +5,13 @@
 // person opens its confirm_url signed out, signs in, sees who asked and what would ring, and
 // confirms it (it rings and reaches done) or cancels another (it never rings). Each page is
 // checked with axe-core and saved at 1440 and 390 px (test-results/portal/).
-import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { MemoryAgent } from "../shared/agent-oauth.ts";
 import { uas } from "../sip-node/harness.ts";
 import { consent } from "./oauth-consent.ts";
 import {
@@ -193,66 +193,6 @@ describe("test calls", () => {
 
 const REDIRECT = "http://127.0.0.1:33418/callback";
 
-/** What an MCP host keeps for one server: its registration, the PKCE verifier and the tokens. */
-class Agent implements OAuthClientProvider {
-  authorizationUrl: URL | undefined;
-  private client: OAuthClientInformationMixed | undefined;
-  private stored: OAuthTokens | undefined;
-  private verifier = "";
-
-  private readonly name: string;
-
-  constructor(name: string) {
-    this.name = name;
-  }
-
-  get redirectUrl() {
-    return REDIRECT;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-
-  state() {
-    return "portal-test";
-  }
-
-  clientInformation() {
-    return this.client;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-
-  tokens() {
-    return this.stored;
-  }
-
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 /** The code the consent page sends back to the agent's redirect URI. */
 async function codeFromConsent(url: URL, person: Owner): Promise<string> {
   const back = await consent(url, person);
@@ -266,7 +206,7 @@ async function codeFromConsent(url: URL, person: Owner): Promise<string> {
  * PKCE verifier, then places and reads test calls with its tools.
  */
 async function connectAgent(person: Owner, name: string) {
-  const agent = new Agent(name);
+  const agent = new MemoryAgent({ name, redirect: REDIRECT, state: "portal-test" });
   const endpoint = new URL("/api/mcp", portal.base);
   const newClient = () => new Client({ name: "portal-test-agent", version: "1.0.0" });
   const refused = new StreamableHTTPClientTransport(endpoint, { authProvider: agent });

@@ -4,14 +4,14 @@
 // CSRF token and all), exchanges the code with its PKCE verifier, then works through tools:
 // a read, a write and a test call that waits for a person. It refreshes when its access token is
 // refused, and after a revocation it is refused for good.
-import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { MemoryAgent } from "../../shared/agent-oauth.ts";
 import { bodyOf, expectStatus, ORIGIN } from "../fixtures/client.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 import { consent, MCP_RESOURCE, serveClientMetadata, workerFetch } from "../fixtures/oauth.ts";
@@ -21,67 +21,12 @@ const DOC_URL = "https://sdk-agent.example/oauth/client.json";
 
 afterEach(() => vi.restoreAllMocks());
 
-/** What an MCP host keeps for one server: the registration, the verifier, the tokens; "redirects" by remembering the URL. */
-class TestAgent implements OAuthClientProvider {
-  authorizationUrl: URL | undefined;
-  private client: OAuthClientInformationMixed | undefined;
-  private stored: OAuthTokens | undefined;
-  private verifier = "";
-  readonly clientMetadataUrl: string | undefined;
-
-  constructor(clientMetadataUrl?: string) {
-    this.clientMetadataUrl = clientMetadataUrl;
-  }
-
-  get redirectUrl() {
-    return REDIRECT;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "SDK Agent",
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-
-  state() {
-    return "sdk-state";
-  }
-
-  clientInformation() {
-    return this.client;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-
-  tokens() {
-    return this.stored;
-  }
-
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+/** An MCP host as the SDK drives it; with a client metadata document's URL, identified by it instead of registering. */
+const newAgent = (clientMetadataUrl?: string) =>
+  new MemoryAgent({ name: "SDK Agent", redirect: REDIRECT, state: "sdk-state", ...(clientMetadataUrl ? { clientMetadataUrl } : {}) });
 
 const newClient = () => new Client({ name: "sdk-agent", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-const transportFor = (agent: TestAgent) =>
+const transportFor = (agent: MemoryAgent) =>
   new StreamableHTTPClientTransport(new URL(MCP_RESOURCE), { authProvider: agent, fetch: workerFetch });
 
 async function callOk(client: Client, name: string, args: Record<string, unknown> = {}) {
@@ -94,7 +39,7 @@ async function callOk(client: Client, name: string, args: Record<string, unknown
  * Connects as an agent would: the handshake needs no credential (issue 31), the first tool that
  * needs sign-in is refused with 401, the agent authorizes through the person and connects again.
  */
-async function authorizeAndConnect(agent: TestAgent, person: Session): Promise<Client> {
+async function authorizeAndConnect(agent: MemoryAgent, person: Session): Promise<Client> {
   const transport = transportFor(agent);
   const anonymous = newClient();
   await anonymous.connect(transport);
@@ -116,7 +61,7 @@ async function authorizeAndConnect(agent: TestAgent, person: Session): Promise<C
 describe("the MCP SDK client through OAuth", () => {
   it("registers, is authorized by the person, works through tools, refreshes, and is refused after revocation", async () => {
     const owner = await createAccount();
-    const agent = new TestAgent();
+    const agent = newAgent();
     const client = await authorizeAndConnect(agent, owner);
     expect(agent.clientInformation()?.client_id).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -168,7 +113,7 @@ describe("the MCP SDK client through OAuth", () => {
       },
     });
     const owner = await createAccount();
-    const agent = new TestAgent(DOC_URL);
+    const agent = newAgent(DOC_URL);
     const client = await authorizeAndConnect(agent, owner);
     expect(agent.clientInformation()?.client_id).toBe(DOC_URL);
     expect(served.length).toBeGreaterThan(0);
