@@ -15,7 +15,8 @@ export const INSTRUCTIONS =
   "sign-in: called without it, the server answers HTTP 401 and the client's OAuth flow starts. Calls, verdicts and " +
   "transcripts are read with list_calls, get_call and get_transcript; report_links gives short-lived links to a call's " +
   "recording, capture and SIP ladder. A test call an agent places rings only after a person confirms it in the portal " +
-  "(its confirm_url). Arguments are strict: an unknown one is refused naming those the tool takes. Lists page with next_cursor.";
+  "(its confirm_url). verify_cli proves what caller ID a route delivers (match, modified, withheld, missing, " +
+  "not_received) by calling a number the platform holds; host_number enrols a number of the account's for checks. Arguments are strict: an unknown one is refused naming those the tool takes. Lists page with next_cursor.";
 
 export function newMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer(SERVER_INFO, {

@@ -29,7 +29,8 @@ const SERVICE =
   "Call Shield screens a carrier's SIP calls for fraud. The carrier sends its calls to the platform's SIP ingress; calls " +
   "from its whitelisted SBC addresses are admitted, routed to its destinations (SIP endpoints or voice-AI agents), " +
   "recorded, transcribed and given an AI fraud verdict (probability 0-100, category, recommendation) sent to its signed " +
-  "webhook and alert channels. Test calls check a route end to end.";
+  "webhook and alert channels. Test calls check a route end to end; CLI checks prove what caller ID a route delivers " +
+  "(cli_coverage, verify_cli), and anyone can host a number of theirs for checks and earn per check it answers.";
 
 const PricingSchema = z.object({
   currency: z.literal("USD"),
