@@ -59,6 +59,12 @@ export const calls = sqliteTable(
     /** Duration cap from the admission ticket (plan and credit). */
     maxCallSeconds: integer("max_call_seconds"),
     mos: real("mos"),
+    /** STIR/SHAKEN as the node read it: A, B or C; verified, failed or absent, and why it failed (schema/screening.ts). */
+    attestation: text("attestation"),
+    identityStatus: text("identity_status"),
+    identityReason: text("identity_reason"),
+    /** The screening result at admission (ScreeningResult: identity facts, rule flags, the action taken). */
+    screening: json<Record<string, unknown>>("screening"),
     jitterMs: real("jitter_ms"),
     packetLossPct: real("packet_loss_pct"),
     qos: json<Record<string, unknown>>("qos"),
@@ -120,6 +126,7 @@ export const calls = sqliteTable(
     // min_probability filter and sort by risk.
     index("calls_customer_probability_started_idx").on(t.customerId, t.probability, t.startedAt),
     index("calls_customer_route_alert_started_idx").on(t.customerId, t.hasRouteAlert, t.startedAt),
+    index("calls_customer_identity_status_started_idx").on(t.customerId, t.identityStatus, t.startedAt),
     // Exact lookups that still list newest first without a sort (GET /calls?external_id= and ?sip_call_id=).
     index("calls_customer_external_id_started_idx").on(t.customerId, t.externalId, t.startedAt),
     index("calls_customer_sip_call_id_started_idx").on(t.customerId, t.sipCallId, t.startedAt),

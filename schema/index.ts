@@ -14,3 +14,4 @@ export * from "./billing.ts";
 export * from "./events.ts";
 export * from "./exchange.ts";
 export * from "./cli-checks.ts";
+export * from "./screening.ts";

@@ -1,6 +1,7 @@
 // The contract between the Worker and the SIP node: every request, answer and event of the
 // internal node API as a zod schema, imported by both sides so they cannot drift apart.
 import { z } from "zod";
+import { IdentityFacts } from "./screening.ts";
 
 export const Transport = z.enum(["udp", "tcp", "tls"]);
 export const Origin = z.enum(["sip", "dialer", "test"]);
@@ -37,6 +38,8 @@ export const AdmitRequest = z.object({
   dialer_token: z.string().min(1).max(128).optional(),
   /** Headers the node captured for the record (Diversion, P-Asserted-Identity, User-Agent...). */
   captured_headers: z.record(z.string(), z.string()).optional(),
+  /** The caller ID's attestation as the node verified it (STIR/SHAKEN); absent from nodes that do not read it. */
+  identity: IdentityFacts.optional(),
 });
 export type AdmitRequest = z.infer<typeof AdmitRequest>;
 
