@@ -25,6 +25,7 @@ const TestCallsPage = lazy(() => import("./pages/test-calls/test-calls-page.tsx"
 const ConfirmTestCallPage = lazy(() => import("./pages/test-calls/confirm-page.tsx"));
 const CliPage = lazy(() => import("./pages/cli/cli-page.tsx"));
 const HostedNumbersPage = lazy(() => import("./pages/hosted-numbers/hosted-numbers-page.tsx"));
+const ScreeningPage = lazy(() => import("./pages/screening/screening-page.tsx"));
 const AccountPage = lazy(() => import("./pages/account/account-page.tsx"));
 const TrunkPage = lazy(() => import("./pages/trunk/trunk-page.tsx"));
 const AutomationPage = lazy(() => import("./pages/automation/automation-page.tsx"));
@@ -83,6 +84,7 @@ function SignedIn() {
           <Route path="/test-calls/:id/confirm" component={ConfirmTestCallPage} />
           <Route path="/cli" component={CliPage} />
           <Route path="/hosted-numbers" component={HostedNumbersPage} />
+          <Route path="/screening" component={ScreeningPage} />
           <Route path="/account" component={AccountPage} />
           <Route path="/trunk" component={TrunkPage} />
           <Route path="/automation" component={AutomationPage} />

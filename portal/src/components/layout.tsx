@@ -22,6 +22,7 @@ const NAV = [
 const SETUP = [
   ["/trunk", "Trunk"],
   ["/automation", "Automation"],
+  ["/screening", "Screening"],
   ["/alerts", "Alerts"],
   ["/billing", "Billing"],
   ["/hosted-numbers", "Hosted numbers"],

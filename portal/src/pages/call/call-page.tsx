@@ -1,8 +1,8 @@
-// The call page (/app/calls/{id}): the verdict, the stereo recording with its waveform and the
-// transcript following it, the SIP ladder, timing, quality and DTMF, the call's facts, and what an
-// analyst does with a call (transfer it while it is up, share it, open a case, dispute the verdict,
-// download the evidence). While the call is up the page polls it every two seconds; after an
-// "Analyse now" it polls until the analysis settles.
+// The call page (/app/calls/{id}): the verdict, what screening found before the call rang, the
+// stereo recording with its waveform and the transcript following it, the SIP ladder, timing,
+// quality and DTMF, the call's facts, and what an analyst does with a call (transfer it while it is
+// up, share it, open a case, dispute the verdict, download the evidence). While the call is up the
+// page polls it every two seconds; after an "Analyse now" it polls until the analysis settles.
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "wouter";
 import { api, must } from "../../api/client.ts";
@@ -12,6 +12,7 @@ import { Actions } from "./actions.tsx";
 import { CallFacts, Dtmf, Quality, Timing } from "./facts.tsx";
 import { SipLadder } from "./ladder.tsx";
 import { RecordingAndTranscript } from "./player.tsx";
+import { CallScreening } from "./screening.tsx";
 import { callKey, isAnalysing, isUp, type CallDetail } from "./shared.ts";
 import { Shares } from "./shares.tsx";
 import { Verdict } from "./verdict.tsx";
@@ -89,6 +90,7 @@ function CallView({ call }: { call: CallDetail }) {
         <Verdict call={call} />
         <CallFacts call={call} />
       </div>
+      <CallScreening call={call} />
       <RecordingAndTranscript call={call} />
       <SipLadder call={call} />
       <div className="cols">

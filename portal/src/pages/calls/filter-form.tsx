@@ -24,6 +24,12 @@ const CATEGORIES = [
   "unknown",
 ];
 const STATUSES = ["ringing", "active", "completed", "failed", "rejected"];
+/** STIR/SHAKEN as screening read it before the call rang. */
+const IDENTITY_STATUSES = [
+  ["verified", "Verified"],
+  ["failed", "Failed"],
+  ["absent", "Absent (not signed)"],
+] as const;
 const ANALYSIS_STATUSES = ["none", "pending", "queued", "running", "done", "failed", "skipped"];
 
 const EMPTY: Drafts = { q: "", from: "", to: "", category: "", min_probability: "", entity: "", keyword: "" };
@@ -127,6 +133,20 @@ export function FilterForm({ url, error }: { url: Url; error: unknown }) {
               {s}
             </option>
           ))}
+        </SelectField>
+        <SelectField label="Caller ID verification" {...chosen("identity_status")}>
+          <option value="">Any</option>
+          {IDENTITY_STATUSES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Attestation" {...chosen("attestation")}>
+          <option value="">Any</option>
+          <option value="A">A (full)</option>
+          <option value="B">B (partial)</option>
+          <option value="C">C (gateway)</option>
         </SelectField>
         <SelectField label="Origin" {...chosen("origin")}>
           <option value="">Any</option>

@@ -21,6 +21,8 @@ export const FILTER_KEYS = [
   "sampled",
   "status",
   "analysis_status",
+  "identity_status",
+  "attestation",
 ] as const;
 
 export const DEFAULT_SORT = "-started_at";
