@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { LiveLegStats } from "../../schema/node-api.ts";
 import { pageOf, pageQuery, WIDE_PAGE } from "../lib/pagination.ts";
 import { CALL_ORIGINS, CALL_STATUSES, LIVE_CALL_STATUSES, RECOMMENDATIONS } from "../../schema/enums.ts";
+import { Attestation, IdentityStatus, ScreeningResult } from "../../schema/screening.ts";
 
 const ts = () => z.string().openapi({ format: "date-time" });
 const nullableTs = () => ts().nullable();
@@ -27,6 +28,23 @@ export const AnalysisSummarySchema = z
     keywords: z.array(z.string()).nullable().optional(),
   })
   .openapi("AnalysisSummary");
+
+/** What screening found before answer (schema/screening.ts): the identity facts, each rule's flag, the action admission took. */
+export const CallScreeningSchema = ScreeningResult.openapi("CallScreening", {
+  description:
+    "The screening result at admission: the caller ID's attestation as the node read it, the rules that flagged the call, and what admission did (refuse, divert, or null)",
+});
+
+/** The call's screening fields, in the list, the detail and the inspector alike. */
+export const screeningFields = {
+  attestation: Attestation.nullable().openapi({ description: "STIR/SHAKEN attestation the PASSporT claimed: A, B or C", example: "A" }),
+  identity_status: IdentityStatus.nullable().openapi({
+    description: "verified, failed or absent (no Identity header); null when the call was not screened",
+    example: "verified",
+  }),
+  identity_reason: z.string().nullable().openapi({ description: "Why verification failed (bad_signature, stale_iat, x5u_refused ...)" }),
+  screening: CallScreeningSchema.nullable(),
+};
 
 export const CallSchema = z
   .object({
@@ -94,6 +112,7 @@ export const CallSchema = z
     created_at: ts(),
     analysis: AnalysisSummarySchema.nullable().optional(),
     has_route_alert: z.boolean(),
+    ...screeningFields,
   })
   .openapi("Call");
 
@@ -226,7 +245,13 @@ export const InspectSchema = z
       hangup_by: z.string().nullable().optional(),
       q850_cause: z.number().int().nullable().optional(),
       q850_text: z.string().nullable().optional(),
+      attestation: screeningFields.attestation.optional(),
+      identity_status: screeningFields.identity_status.optional(),
+      identity_reason: screeningFields.identity_reason.optional(),
     }),
+    screening: CallScreeningSchema.nullable()
+      .optional()
+      .openapi({ description: "What screening found before answer; null when not screened" }),
     live: z.boolean().openapi({ description: "True while the call is up (ringing or active)" }),
     ladder: z.array(SipLogMessageSchema).openapi({
       description: "The SIP messages: live from the SIP node so far while the call is up, the record (written at its end) after",
@@ -357,6 +382,14 @@ export const CallListQuery = pageQuery(WIDE_PAGE)
     route_alert: booleanFilter("route_alert", "Calls whose verdict raised a route alert (true) or not (false)"),
     entity: textFilter(200, "The entity the caller claimed (as GET /calls/entities lists it), exactly"),
     sub_customer: textFilter(200, "The sub-customer (whitelist entry label or dial prefix), exactly"),
+    identity_status: z
+      .enum(IdentityStatus.options, { error: oneOf("identity_status", IdentityStatus.options) })
+      .optional()
+      .openapi({ description: "The caller ID's verification at admission: verified, failed or absent" }),
+    attestation: z
+      .enum(Attestation.options, { error: oneOf("attestation", Attestation.options) })
+      .optional()
+      .openapi({ description: "The STIR/SHAKEN attestation the call claimed: A, B or C" }),
     keyword: z
       .preprocess(
         (v) => (typeof v === "string" ? [v] : v),

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { pageOf, pageQuery } from "../lib/pagination.ts";
 import { AniControlSchema } from "./automation.ts";
+import { CallScreeningSchema, screeningFields } from "./calls.ts";
 
 export const WEBHOOK_EVENT_KINDS = [
   "webhook.test",
@@ -95,6 +96,9 @@ const CallRefSchema = z
     dialed: z.string().nullable(),
     started_at: timestamp,
     destination_id: z.uuid().nullable(),
+    attestation: screeningFields.attestation,
+    identity_status: screeningFields.identity_status,
+    identity_reason: screeningFields.identity_reason,
   })
   .openapi("WebhookCall");
 
@@ -124,7 +128,14 @@ const envelope = <K extends WebhookEventKind, D extends z.ZodType>(kind: K, data
 export const WebhookTestEventSchema = envelope("webhook.test", z.object({ account_id: z.uuid(), message: z.string() }), "WebhookTestEvent");
 export const CallAnalyzedEventSchema = envelope(
   "call.analyzed",
-  z.object({ call: CallRefSchema, verdict: VerdictSchema, route_alert: z.record(z.string(), z.unknown()).nullable() }),
+  z.object({
+    call: CallRefSchema,
+    verdict: VerdictSchema,
+    route_alert: z.record(z.string(), z.unknown()).nullable(),
+    screening: CallScreeningSchema.nullable().openapi({
+      description: "What screening found before answer; null when the call was not screened",
+    }),
+  }),
   "CallAnalyzedEvent",
 );
 export const CallRouteAlertEventSchema = envelope(

@@ -4,6 +4,7 @@
 // tier's name and price ever leave the API.
 import { z } from "zod";
 import { RECOMMENDATIONS } from "../../../schema/enums.ts";
+import type { ScreeningFacts } from "./screening.ts";
 
 /** One speaker's stretch of speech, times in seconds from the answer. */
 export type Segment = { speaker: "caller" | "callee"; start: number; end: number; text: string };
@@ -21,6 +22,8 @@ export type CallFacts = {
   answered: boolean;
   hangupBy: string | null;
   dtmf: DtmfDigit[];
+  /** What screening found before answer (STIR/SHAKEN, number checks, velocity); absent when the call has none. */
+  screening?: ScreeningFacts | null;
 };
 
 export type AnalysisInput = {

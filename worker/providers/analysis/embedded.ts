@@ -6,13 +6,14 @@ import { type AnalysisInput, type AnalysisResult, type Analyser, type Verdict, V
 import { callerName, findClaims, mainClaim } from "./embedded/claims.ts";
 import { cueFlagsOf, cueKeywordsOf, cueSummaryOf } from "./embedded/cue-report.ts";
 import { cueCategory, recommendationOf } from "./embedded/decision.ts";
-import { factEvidenceOf, type SpeechShape } from "./embedded/facts.ts";
+import { factEvidenceOf, isScreeningEvidence, type SpeechShape } from "./embedded/facts.ts";
 import { type CallFeatures, callFeatures } from "./embedded/features.ts";
 import { calibratedLogOdds, COMMITTED_MODEL, type Model, sigmoid } from "./embedded/model.ts";
 import { callerIdentityOf, keywordsOf, redFlagsOf, titleOf } from "./embedded/report.ts";
 import { categorise, type Score, score } from "./embedded/scoring.ts";
 import { claimEvidenceOf, signalEvidenceOf } from "./embedded/speech.ts";
 import { languageOf, tcpaCommentOf } from "./embedded/summary.ts";
+import { screeningFactsOf, withScreeningFlags } from "./screening.ts";
 import { sentencesOf, wordCount } from "./embedded/transcript.ts";
 import type { Observation } from "./embedded/observation.ts";
 import type { Evidence } from "./embedded/types.ts";
@@ -20,7 +21,7 @@ import type { Evidence } from "./embedded/types.ts";
 export const EMBEDDED_PROVIDER = "embedded";
 export const EMBEDDED_MODEL = `cues-lr-${COMMITTED_MODEL.version}`;
 /** Changes whenever a cue, rule or the decision changes, so stored verdicts say which made them. */
-export const EMBEDDED_PROMPT_VERSION = "embedded-2026-11-27";
+export const EMBEDDED_PROMPT_VERSION = "embedded-2026-11-28";
 
 /**
  * How much of a transcript is read: its opening and its end, about seven minutes of speech. A scam's
@@ -29,6 +30,7 @@ export const EMBEDDED_PROMPT_VERSION = "embedded-2026-11-27";
  */
 export const ANALYSED_HEAD_CHARS = 4_500;
 export const ANALYSED_TAIL_CHARS = 1_500;
+const MAX_FLAGS = 20;
 
 function headAndTail(input: AnalysisInput): AnalysisInput {
   if (input.text.length <= ANALYSED_HEAD_CHARS + ANALYSED_TAIL_CHARS) return input;
@@ -71,7 +73,10 @@ export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_M
   const recommendation = shape.heard ? recommendationOf(probability, features) : rulesRecommendation(rules.probability);
   const flagged = recommendation !== "allow";
   const category = categoryOf(seen, rules, flagged);
-  const facts = evidence.filter((e) => !e.quote);
+  // Screening's facts lead the red flags (they came before answer); the others keep their order.
+  const heardOf = evidence.filter((e) => !isScreeningEvidence(e));
+  const facts = heardOf.filter((e) => !e.quote);
+  const flags = shape.heard ? cueFlagsOf(features.cues, facts, model, flagged) : redFlagsOf(heardOf, probability);
   const language = languageOf(input, sentences);
   return {
     title: titleOf(category, claim),
@@ -79,7 +84,7 @@ export function analyseEmbedded(input: AnalysisInput, model: Model = COMMITTED_M
     category,
     entity: claim?.name ?? null,
     caller_identity: callerIdentityOf(callerName(sentences), claim, rules.families),
-    red_flags: shape.heard ? cueFlagsOf(features.cues, facts, model, flagged) : redFlagsOf(evidence, probability),
+    red_flags: withScreeningFlags(flags, screeningFactsOf(input.call), MAX_FLAGS),
     language,
     tcpa_comment: tcpaCommentOf(input.call, category, rules.families, probability),
     summary: cueSummaryOf({ seen, category, probability, recommendation, english: language === "en" }),

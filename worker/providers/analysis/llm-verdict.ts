@@ -4,6 +4,9 @@
 import { type AnalysisInput, type AnalysisResult, VerdictSchema, type Verdict } from "./analyser.ts";
 import { CATEGORIES } from "./categories.ts";
 import { analyseEmbedded, EMBEDDED_MODEL, EMBEDDED_PROMPT_VERSION } from "./embedded.ts";
+import { screeningFactsOf, withScreeningFlags } from "./screening.ts";
+
+const MAX_FLAGS = 20;
 
 /** Appended to the adapter's provider when the embedded analyser gave the verdict in its place. */
 export const EMBEDDED_FALLBACK_SUFFIX = "+embedded-fallback";
@@ -54,8 +57,10 @@ export function llmResult(input: AnalysisInput, answer: unknown, call: LlmCall, 
   const read = readVerdict(answer);
   const spent = { inputTokens: call.inputTokens, outputTokens: call.outputTokens, costMicros: call.costMicros };
   if (read.ok) {
+    // The screening's facts are the call's, not the model's to leave out: listed first whatever it wrote.
+    const redFlags = withScreeningFlags(read.verdict.red_flags, screeningFactsOf(input.call), MAX_FLAGS);
     return {
-      verdict: read.verdict,
+      verdict: { ...read.verdict, red_flags: redFlags },
       provider: call.provider,
       model: call.model,
       promptVersion,

@@ -6,8 +6,9 @@ import type { AnalysisInput } from "./analyser.ts";
 import { CATEGORIES } from "./categories.ts";
 import { CUE_FAMILIES, CUES, type CueFamily } from "./embedded/cues.ts";
 import { BLOCK_MIN, REVIEW_MIN } from "./embedded/decision.ts";
+import { screeningFactsOf, screeningLine } from "./screening.ts";
 
-export const PROMPT_VERSION = "verdict-2026-11-28";
+export const PROMPT_VERSION = "verdict-2026-11-29";
 
 /** The cue families' groups, by the prefix of their keys, in the order embedded/cues.ts lists them. */
 const CUE_GROUPS: { prefix: string; title: string }[] = [
@@ -51,6 +52,10 @@ A one-sided recorded message that asks for an action (press a key, call a number
 a robocall scam. The callee's own words are evidence as much as the caller's. A caller that warns it will never
 ask for codes, PINs or payment by phone speaks as genuine callers do. Innocent calls about banks, payments,
 appointments or codes are legitimate.
+The call's facts may carry "screening": what was found before answer (the caller ID's STIR/SHAKEN verification,
+number checks, velocity rules). It is evidence like the words: a caller ID that failed verification, matched the
+number dialled or is on the do-not-originate list makes fraud likelier; list each screening fact as a red flag
+first, in the words given.
 
 Category: exactly one key from this closed list, nothing else:
 ${categorySection}
@@ -83,6 +88,7 @@ export function callMessage(input: AnalysisInput): string {
   const lines = input.segments.map((s) => `[${s.start.toFixed(1)}s] ${s.speaker}: ${s.text}`);
   // Without segments the words are only in the text (speakers not told apart): show it unmarked.
   const transcript = lines.length ? lines.join("\n") : input.text.trim() ? `(unmarked)\n${input.text.trim()}` : "(no speech)";
+  const screening = screeningFactsOf(input.call).map(screeningLine);
   const facts = {
     ani: input.call.ani,
     dialed: input.call.dialed,
@@ -91,6 +97,9 @@ export function callMessage(input: AnalysisInput): string {
     billsec: input.call.billsec,
     hangup_by: input.call.hangupBy,
     dtmf: input.call.dtmf.map((d) => d.digit).join(""),
+    // Only when there is some, so a call without screening reads as it always did.
+    ...(screening.length ? { screening } : {}),
   };
+
   return `Call facts: ${JSON.stringify(facts)}\nTranscript:\n${transcript}`;
 }

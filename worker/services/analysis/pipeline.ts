@@ -19,6 +19,8 @@ import type { Segment } from "../../providers/analysis/analyser.ts";
 import { ProviderError } from "../../providers/provider-error.ts";
 import type { Services } from "../context.ts";
 import { routeAlertOf } from "../alerts/route-alerts.ts";
+import { screeningOut } from "../calls/screening.ts";
+import { screeningFactsOfCall } from "./screening-facts.ts";
 import { transcribeRecording } from "./transcription.ts";
 
 type CallRow = typeof calls.$inferSelect;
@@ -127,6 +129,7 @@ async function work(s: Services, job: JobRow, call: CallRow): Promise<void> {
       answered: call.answeredAt !== null,
       hangupBy: call.hangupBy,
       dtmf: call.dtmf ?? [],
+      screening: screeningFactsOfCall(call),
     },
   });
   const routeAlert = audio && audio.channels > CALLEE && call.billsec ? routeAlertOf(audio, CALLEE, call.billsec) : null;
@@ -185,7 +188,13 @@ async function work(s: Services, job: JobRow, call: CallRow): Promise<void> {
     aiMode: tier.mode,
     verdict,
     routeAlert,
-    call: { ani: call.ani, dialed: call.dialed, startedAt: call.startedAt, destinationId: call.routedDestinationId },
+    call: {
+      ani: call.ani,
+      dialed: call.dialed,
+      startedAt: call.startedAt,
+      destinationId: call.routedDestinationId,
+      screening: screeningOut(call),
+    },
     at,
   });
 }

@@ -3,6 +3,7 @@
 // VerdictListener; the pipeline knows nothing of them.
 import type { Verdict } from "../../providers/analysis/analyser.ts";
 import { describeError } from "../../lib/errors.ts";
+import type { CallScreening } from "../calls/screening.ts";
 
 export type VerdictEvent = {
   customerId: string;
@@ -13,7 +14,14 @@ export type VerdictEvent = {
   verdict: Verdict;
   /** False answer supervision found in the media, or null. */
   routeAlert: Record<string, unknown> | null;
-  call: { ani: string | null; dialed: string | null; startedAt: string; destinationId: string | null };
+  call: {
+    ani: string | null;
+    dialed: string | null;
+    startedAt: string;
+    destinationId: string | null;
+    /** What screening found before answer (attestation, identity status, the flags); absent: not screened. */
+    screening?: CallScreening;
+  };
   at: string;
 };
 

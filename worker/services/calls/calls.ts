@@ -6,6 +6,7 @@ import { cases } from "../../../schema/cases.ts";
 import type { Db } from "../../lib/db.ts";
 import { toUsd } from "../../lib/money.ts";
 import { nowIso } from "../../lib/time.ts";
+import { screeningOut } from "./screening.ts";
 import { analysisOut, callOfAccount, newestAnalysis, newestTranscriptMeta, transcriptMetaOut, type VerdictExtras } from "./records.ts";
 import type { Services } from "../context.ts";
 import { Conflict, Unavailable } from "../errors.ts";
@@ -95,6 +96,7 @@ export function callOut(row: CallRow, verdict: VerdictExtras | null = null) {
             keywords: verdict?.keywords ?? null,
           },
     has_route_alert: row.hasRouteAlert,
+    ...screeningOut(row),
   };
 }
 

@@ -9,6 +9,7 @@ import type { calls } from "../../../schema/calls.ts";
 import { isLiveCallStatus } from "../../../schema/enums.ts";
 import { describeError } from "../../lib/errors.ts";
 import { callOfAccount, newestAnalysis, sipMessageOut, sipMessagesOf } from "./records.ts";
+import { screeningOut } from "./screening.ts";
 import type { Services } from "../context.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { Inspection } from "../../resources/calls.ts";
@@ -144,6 +145,8 @@ export async function inspectCall(s: Services, principal: Principal, callId: str
           summary: null,
         }
       : null;
+  // Known from admission on: the inspector shows it while the call still rings.
+  const { screening, ...identity } = screeningOut(call);
 
   return {
     call: {
@@ -176,7 +179,9 @@ export async function inspectCall(s: Services, principal: Principal, callId: str
       hangup_by: call.hangupBy,
       q850_cause: call.q850Cause,
       q850_text: call.q850Text,
+      ...identity,
     },
+    screening,
     live,
     // While up, the node's messages so far (the record has them only from the end).
     ladder: liveLadder ? liveLadder.map(liveMessageOut) : messages.map(sipMessageOut),

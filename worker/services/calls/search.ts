@@ -67,6 +67,8 @@ function filtersOf(db: Db, customerId: string, query: CallListInput): SQL {
   equal(calls.routedDestinationId, query.destination_id);
   equal(calls.hasRouteAlert, query.route_alert);
   equal(calls.subCustomer, query.sub_customer);
+  equal(calls.identityStatus, query.identity_status);
+  equal(calls.attestation, query.attestation);
   if (query.from) where.push(gte(calls.startedAt, query.from));
   if (query.to) where.push(lt(calls.startedAt, query.to));
   if (query.min_probability !== undefined) where.push(gte(calls.probability, query.min_probability));

@@ -127,6 +127,9 @@ const callRef = (event: VerdictEvent) => ({
   dialed: event.call.dialed,
   started_at: event.call.startedAt,
   destination_id: event.call.destinationId,
+  attestation: event.call.screening?.attestation ?? null,
+  identity_status: event.call.screening?.identity_status ?? null,
+  identity_reason: event.call.screening?.identity_reason ?? null,
 });
 
 export function webhookListener(s: Services): VerdictListener {
@@ -142,6 +145,7 @@ export function webhookListener(s: Services): VerdictListener {
           call: callRef(event),
           verdict: { analysis_id: event.analysisId, ...verdictWire(v), keywords: v.keywords },
           route_alert: event.routeAlert,
+          screening: event.call.screening?.screening ?? null,
         },
         event.callId,
       );

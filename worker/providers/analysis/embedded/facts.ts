@@ -1,6 +1,8 @@
 // Evidence from the call itself rather than its words: one-ring and silent calls, premium-rate
-// numbers, a recorded monologue, and digits keyed in on the callee's side.
+// numbers, a recorded monologue, digits keyed in on the callee's side, and what screening found
+// before answer (../screening.ts).
 import type { CallFacts } from "../analyser.ts";
+import { screeningFactsOf } from "../screening.ts";
 import { CALLBACK_BAIT_RANGES, NORTH_AMERICA, type NumberRange, PREMIUM_RANGES } from "./lexicon.ts";
 import type { Evidence, Family } from "./types.ts";
 
@@ -93,6 +95,14 @@ function dtmfEvidence(call: CallFacts, speech: Evidence[]): Evidence[] {
   return out;
 }
 
+/** Screening's facts are evidence like the others; their ids say so, for the red flags to list them first. */
+const SCREENING_ID = "screening:";
+export const isScreeningEvidence = (e: Evidence) => e.id.startsWith(SCREENING_ID);
+
+function screeningEvidence(call: CallFacts): Evidence[] {
+  return screeningFactsOf(call).map((f) => fact(`${SCREENING_ID}${f.id}`, "facts", f.points, f.label, f.detail, null));
+}
+
 export type SpeechShape = { heard: boolean; callerWords: number; calleeWords: number };
 
 export function factEvidenceOf(call: CallFacts, shape: SpeechShape, speech: Evidence[]): Evidence[] {
@@ -102,5 +112,6 @@ export function factEvidenceOf(call: CallFacts, shape: SpeechShape, speech: Evid
     const detail = `the caller spoke ${shape.callerWords} words, the callee ${shape.calleeWords}`;
     out.push(fact("monologue", "facts", 5, "One-sided message the callee hardly answered", detail, "robocall"));
   }
+  out.push(...screeningEvidence(call));
   return out;
 }
