@@ -20,6 +20,7 @@ import {
   type PlacedCallCaps,
   type PlacedCallVerdict,
   type ReportInput,
+  type RuleCounts,
 } from "./call-ledger/call-ledger.ts";
 import {
   LedgerBooks,
@@ -106,6 +107,11 @@ export class AccountLedger extends DurableObject {
   async noteMedia(input: { callId: string; name: MediaName; key: string }): Promise<void> {
     this.write(() => this.calls.noteMedia(input.callId, input.name, input.key));
     await this.schedule();
+  }
+
+  /** How many calls each screening rule refused, diverted and flagged (GET /customer/screening/stats). */
+  screeningStats(): RuleCounts[] {
+    return this.calls.screeningStats();
   }
 
   knowsCall(callId: string): boolean {

@@ -1,7 +1,7 @@
 // The AccountLedger's storage layout, one migration step per schema version: its money (state,
 // entries), the call ledger's tables (active_calls, settled_calls, node_leases, outbox,
-// admission_state, placed_usage, ended_records) and the per-account sequences. Run by the
-// AccountLedger's constructor before any request reaches it.
+// admission_state, placed_usage, ended_records, screening_counts, screening_breaches) and the
+// per-account sequences. Run by the AccountLedger's constructor before any request reaches it.
 import { createSequences } from "./sequences.ts";
 
 /**
@@ -78,6 +78,13 @@ export const LEDGER_MIGRATIONS: ReadonlyArray<(sql: SqlStorage) => void> = [
     sql.exec(`
       CREATE TABLE ended_records (call_id TEXT PRIMARY KEY, record TEXT NOT NULL, end_message TEXT, ended_ms INTEGER NOT NULL);
       CREATE INDEX ended_records_by_time ON ended_records (ended_ms);
+    `),
+  // Screening (call-ledger/screening/tally.ts): calls each rule refused, diverted or flagged; when a
+  // velocity rule's breach of a key was last alerted.
+  (sql) =>
+    sql.exec(`
+      CREATE TABLE screening_counts (rule TEXT NOT NULL, outcome TEXT NOT NULL, calls INTEGER NOT NULL, last_at TEXT NOT NULL, PRIMARY KEY (rule, outcome));
+      CREATE TABLE screening_breaches (rule TEXT NOT NULL, key TEXT NOT NULL, alerted_ms INTEGER NOT NULL, PRIMARY KEY (rule, key));
     `),
 ];
 

@@ -31,6 +31,7 @@ import * as profile from "./api/profile/index.ts";
 import { renderError } from "./api/render-error.ts";
 import { documentCommonResponses } from "./api/responses.ts";
 import * as routing from "./api/routing/index.ts";
+import * as screening from "./api/screening/index.ts";
 import * as settings from "./api/settings/index.ts";
 import * as shares from "./api/shares/index.ts";
 import * as support from "./api/support/index.ts";
@@ -85,6 +86,7 @@ const AREAS: { register(api: Api): void }[] = [
   webhook,
   testCalls,
   cliChecks,
+  screening,
   callSigning,
   agentProtocols,
   events,

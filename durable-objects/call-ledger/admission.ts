@@ -4,6 +4,7 @@
 import type { AdmitRequest } from "../../schema/node-api.ts";
 import { ipToHex } from "../../schema/cidr.ts";
 import { digitsOf, normalizeNumber } from "../../schema/numbers.ts";
+import type { IdentityFacts, ScreeningResult, ScreeningSettings } from "../../schema/screening.ts";
 
 export type AdmissionEntry = {
   id: string;
@@ -59,6 +60,9 @@ export type AdmissionAccount = {
   pilotMinutesLimit: number | null;
 };
 
+/** The account's screening (screening/screen.ts): every rule with its defaults filled in, and the numbers that never place calls (E.164). */
+export type AdmissionScreening = { rules: ScreeningSettings; doNotOriginate: string[] };
+
 /** Everything a call's admission reads, for one account. Only enabled entries and rules are kept. */
 export type AdmissionState = {
   account: AdmissionAccount;
@@ -66,6 +70,8 @@ export type AdmissionState = {
   destinations: AdmissionDestination[];
   rules: AdmissionRule[];
   controls: AdmissionControl[];
+  /** Absent from states written before screening: the defaults and no list. */
+  screening?: AdmissionScreening;
 };
 
 /** Why a call is refused, and the SIP final response that says so. */
@@ -80,6 +86,9 @@ export const REFUSALS = {
   placed_minutes_cap: { sip_code: 403, reason: "placed_minutes_daily_cap" },
 } as const;
 export type Refusal = keyof typeof REFUSALS;
+
+/** A screening rule's refusal: 603 Decline, the reason naming the rule (the node puts it in a Reason header). */
+export const screeningRefusal = (rule: string) => ({ sip_code: 603, reason: `screening:${rule}` });
 
 export type Route = {
   destination: AdmissionDestination;
@@ -146,7 +155,7 @@ export function chooseRoute(
 }
 
 /** The call's record as D1 keeps it (camelCase columns of `calls`), from admission on. */
-export type CallRecordValue = string | number | boolean | null | { [header: string]: string };
+export type CallRecordValue = string | number | boolean | null | { [header: string]: string } | ScreeningResult;
 export type CallRecord = { [column: string]: CallRecordValue } & { id: string; customerId: string; startedAt: string; status: string };
 
 export function newCallRecord(
@@ -175,6 +184,19 @@ export function newCallRecord(
     startedAt: now,
     createdAt: now,
     updatedAt: now,
+  };
+}
+
+/**
+ * What the node read of the caller ID's attestation, on the record from admission on (null: a node
+ * that does not read it), with a screening result holding only that until the rules have run.
+ */
+export function identityFields(identity: IdentityFacts | null): Record<string, CallRecordValue> {
+  return {
+    attestation: identity?.attestation ?? null,
+    identityStatus: identity?.status ?? null,
+    identityReason: identity?.reason ?? null,
+    screening: { identity, flags: [], action: null, rule: null },
   };
 }
 

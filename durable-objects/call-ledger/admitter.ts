@@ -8,14 +8,15 @@ import {
   controlFor,
   entriesHolding,
   forcedRoute,
+  identityFields,
   isSampled,
   newCallRecord,
   pickEntry,
   REFUSALS,
   routeFields,
+  screeningRefusal,
   type AdmissionState,
   type CallRecord,
-  type Refusal,
   type Route,
 } from "./admission.ts";
 import type { Terms } from "./billing.ts";
@@ -25,6 +26,7 @@ import type { LiveCallTable } from "./live-calls.ts";
 import type { NodeLeases } from "./node-leases.ts";
 import type { CallOutbox } from "./outbox.ts";
 import type { PlacedUsage } from "./placed-usage.ts";
+import type { CallScreening } from "./screening/screen.ts";
 import type { AdmitCallInput, AdmitCallResult, AdmitOwnCallInput } from "./types.ts";
 
 export type AdmitterParts = {
@@ -36,6 +38,7 @@ export type AdmitterParts = {
   ended: Pick<EndedCalls, "keep" | "noteRefused">;
   outbox: Pick<CallOutbox, "add">;
   placed: Pick<PlacedUsage, "take" | "secondsLeft" | "lengthAllowed">;
+  screening: Pick<CallScreening, "screen" | "admitted">;
 };
 
 /** What placing a call needs of its admission request. */
@@ -48,7 +51,11 @@ export class CallAdmitter {
     this.parts = parts;
   }
 
-  /** A call from a carrier: its source on the account's whitelist, then the caller's control, then a route. */
+  /**
+   * A call from a carrier: its source on the account's whitelist, then the caller's control, then
+   * the screening (screening/screen.ts), then a route. A control's divert stands over a screening
+   * rule's; a screening refusal over both.
+   */
   admit(input: AdmitCallInput): AdmitCallResult {
     const state = this.parts.state();
     if (!state) return { decision: "need_state" };
@@ -58,13 +65,19 @@ export class CallAdmitter {
     if (request.boot_id) this.parts.leases.touch(request.node_id, request.boot_id, Date.parse(now), limits.leaseMs);
     const match = pickEntry(entries, normalizeNumber(request.dialed));
     const record = newCallRecord(callId, request, state.account, match?.entry ?? null, now);
-    if (!match) return this.refuse(record, "no_sub_customer");
-    if (state.account.status === "suspended") return this.refuse(record, "suspended");
+    Object.assign(record, identityFields(request.identity ?? null));
+    if (!match) return this.refuse(record, REFUSALS.no_sub_customer);
+    if (state.account.status === "suspended") return this.refuse(record, REFUSALS.suspended);
     const control = controlFor(state, request.ani, now);
-    if (control?.action === "block") return this.refuse(record, "blocked");
-    const route = chooseRoute(state, match.entry, match.number, control?.divertDestinationId ?? null);
-    if (!route) return this.refuse(record, "no_route");
-    return this.place(state, record, route, match.number, input);
+    if (control?.action === "block") return this.refuse(record, REFUSALS.blocked);
+    const screened = this.parts.screening.screen(state, { callId, request, number: match.number, now });
+    record.screening = screened.result;
+    if (screened.result.action === "refuse") return this.refuse(record, screeningRefusal(screened.result.rule!));
+    const route = chooseRoute(state, match.entry, match.number, control?.divertDestinationId ?? screened.divertTo);
+    if (!route) return this.refuse(record, REFUSALS.no_route);
+    const answer = this.place(state, record, route, match.number, input);
+    if (answer.decision === "admit") this.parts.screening.admitted(state, callId, screened);
+    return answer;
   }
 
   /**
@@ -79,16 +92,16 @@ export class CallAdmitter {
     if (request.boot_id) this.parts.leases.touch(request.node_id, request.boot_id, Date.parse(now), limits.leaseMs);
     const number = normalizeNumber(request.dialed);
     const record = newCallRecord(callId, { ...request, src_ip: request.src_ip ?? "" }, state.account, null, now);
-    if (state.account.status === "suspended") return this.refuse(record, "suspended");
+    if (state.account.status === "suspended") return this.refuse(record, REFUSALS.suspended);
     const route = request.destination_id
       ? forcedRoute(state, request.destination_id)
       : chooseRoute(state, { destinationId: null }, number, null);
-    if (!route) return this.refuse(record, "no_route");
+    if (!route) return this.refuse(record, REFUSALS.no_route);
     if (!input.caps) return this.place(state, record, route, number, input);
     const { placed } = this.parts;
     // A dialer call counts as it is admitted (a test call counted as it was asked for); its length is the day's seconds left.
     const verdict = request.origin === "dialer" ? placed.take(now, input.caps) : placed.secondsLeft(now, input.caps);
-    if (!verdict.allowed) return this.refuse(record, verdict.cap === "calls" ? "placed_calls_cap" : "placed_minutes_cap");
+    if (!verdict.allowed) return this.refuse(record, REFUSALS[verdict.cap === "calls" ? "placed_calls_cap" : "placed_minutes_cap"]);
     const capSeconds = placed.lengthAllowed(now, input.caps, limits.capSeconds);
     return this.place(state, record, route, number, { ...input, limits: { ...limits, capSeconds } });
   }
@@ -98,14 +111,14 @@ export class CallAdmitter {
     const { callId, now, limits, request } = placing;
     const { account } = state;
     Object.assign(record, routeFields(route));
-    if (this.parts.calls.held().calls >= account.ports) return this.refuse(record, "no_port");
+    if (this.parts.calls.held().calls >= account.ports) return this.refuse(record, REFUSALS.no_port);
     const terms: Terms = {
       ratePerMinuteMicros: account.ratePerMinuteMicros,
       minBillableSeconds: account.minBillableSeconds,
       capSeconds: limits.capSeconds,
     };
     const reservation = this.parts.credit.firstSlice(account, terms, limits, now);
-    if (!reservation) return this.refuse(record, "no_credit");
+    if (!reservation) return this.refuse(record, REFUSALS.no_credit);
 
     const destination = route.destination;
     const sampled = isSampled(destination.sampleRate);
@@ -146,8 +159,8 @@ export class CallAdmitter {
     };
   }
 
-  private refuse(record: CallRecord, refusal: Refusal): AdmissionRejection {
-    const { sip_code, reason } = REFUSALS[refusal];
+  private refuse(record: CallRecord, refusal: { sip_code: number; reason: string }): AdmissionRejection {
+    const { sip_code, reason } = refusal;
     const rejected: CallRecord = { ...record, status: "rejected", sipCode: sip_code, endReason: reason, endedAt: record.startedAt };
     this.parts.outbox.add({ type: "record", record: rejected });
     this.parts.ended.keep(record.id, rejected, null);

@@ -15,6 +15,8 @@ import { NodeLeases } from "./node-leases.ts";
 import { NodeReports } from "./node-reports.ts";
 import { CallOutbox } from "./outbox.ts";
 import { PlacedUsage } from "./placed-usage.ts";
+import { CallScreening } from "./screening/screen.ts";
+import type { RuleCounts } from "./screening/tally.ts";
 import { CallSettlement } from "./settlement.ts";
 import type {
   AdmitCallInput,
@@ -43,7 +45,9 @@ export type {
   PlacedCallVerdict,
   Posting,
   ReportInput,
+  ScreeningBreachMessage,
 } from "./types.ts";
+export type { RuleCounts } from "./screening/tally.ts";
 
 export class CallLedger {
   private readonly sql: SqlStorage;
@@ -56,6 +60,7 @@ export class CallLedger {
   private readonly leases: NodeLeases;
   private readonly admitter: CallAdmitter;
   private readonly reports: NodeReports;
+  private readonly screening: CallScreening;
   /** The admission state, parsed once per instance (undefined: not read from storage yet). */
   private state: AdmissionState | null | undefined;
 
@@ -68,9 +73,11 @@ export class CallLedger {
     this.ended = new EndedCalls(sql);
     const credit = new CallCredit(books, this.calls);
     const parts = { calls: this.calls, ended: this.ended, outbox: this.outbox, placed: this.placed };
-    const settlement = new CallSettlement({ ...parts, books, available: () => credit.available() });
+    this.screening = new CallScreening({ sql, outbox: this.outbox, liveCalls: () => this.calls.list() });
+    const screening = this.screening;
+    const settlement = new CallSettlement({ ...parts, books, available: () => credit.available(), state, screening });
     this.leases = new NodeLeases(sql, this.calls, settlement);
-    this.admitter = new CallAdmitter({ ...parts, state, leases: this.leases, credit });
+    this.admitter = new CallAdmitter({ ...parts, state, leases: this.leases, credit, screening });
     this.reports = new NodeReports({ ...parts, state, leases: this.leases, credit, settlement });
   }
 
@@ -149,6 +156,11 @@ export class CallLedger {
   /** Whether this ledger admitted or refused the call (its record may not be in D1 yet). */
   knows(callId: string): boolean {
     return this.calls.row(callId) !== undefined || this.ended.endReasonOf(callId) !== undefined;
+  }
+
+  /** How many calls each screening rule refused, diverted and flagged. */
+  screeningStats(): RuleCounts[] {
+    return this.screening.stats();
   }
 
   /** A file of the call stored in R2 before its record reached D1. */

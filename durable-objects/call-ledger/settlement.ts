@@ -6,7 +6,9 @@ import { settle, type Settlement } from "./billing.ts";
 import type { EndedCalls } from "./ended-calls.ts";
 import { recordOf, reservationOf, termsOf, type LiveCallTable } from "./live-calls.ts";
 import type { CallOutbox } from "./outbox.ts";
+import type { AdmissionState } from "./admission.ts";
 import type { PlacedUsage } from "./placed-usage.ts";
+import type { CallScreening } from "./screening/screen.ts";
 import type { Books, CallEventMessage, Charge, LiveRow, Settled } from "./types.ts";
 
 export type SettlementParts = {
@@ -17,6 +19,9 @@ export type SettlementParts = {
   placed: Pick<PlacedUsage, "countTalk">;
   /** The balance less what live calls have set aside. */
   available: () => number;
+  state: () => AdmissionState | null;
+  /** Hears each end: the live calls and short calls its velocity rules count. */
+  screening: Pick<CallScreening, "ended">;
 };
 
 export class CallSettlement {
@@ -96,6 +101,7 @@ export class CallSettlement {
     this.count(bill);
     const record = recordOf(row);
     this.parts.placed.countTalk(record?.origin, answered, at);
+    this.parts.screening.ended(this.parts.state(), row.call_id, record, at);
     if (bill.billsec > 0) {
       this.parts.books.post({
         id: `call:${row.call_id}`,

@@ -1,6 +1,7 @@
 // The call ledger's shapes: what it needs of the AccountLedger's books, its limits, its inputs and
 // answers over RPC, the messages its outbox sends to D1, and the rows it keeps.
 import type { AdmissionRejection, AdmissionTicket, AdmitRequest, CallEvent, MediaName, ReportedEvent } from "../../schema/node-api.ts";
+import type { ScreeningAction, VelocityRule, VelocityScope } from "../../schema/screening.ts";
 import type { AdmissionDestination, CallRecord } from "./admission.ts";
 import type { Reservation, Settlement, Terms } from "./billing.ts";
 
@@ -89,7 +90,26 @@ export type CallRecordMessage =
       supersede?: boolean;
     }
   /** A file of the call stored in R2 before its record reached D1. */
-  | { type: "media"; call_id: string; name: MediaName; key: string };
+  | { type: "media"; call_id: string; name: MediaName; key: string }
+  | ScreeningBreachMessage;
+
+/**
+ * A velocity rule's first refusal or flag of a key within the hour (screening/tally.ts): the
+ * call-records consumer alerts it (webhook screening.breach, the account's alert channels).
+ */
+export type ScreeningBreachMessage = {
+  type: "screening_breach";
+  customer_id: string;
+  /** The call that broke the rule. */
+  call_id: string;
+  rule: VelocityRule;
+  scope: VelocityScope;
+  /** What was counted: the caller ID, the dialled prefix or the source address. */
+  key: string;
+  action: ScreeningAction;
+  detail: string;
+  at: string;
+};
 
 /** A call's event as the queue carries it. */
 export type CallEventMessage = Extract<CallRecordMessage, { type: "event" }>;

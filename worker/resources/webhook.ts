@@ -2,6 +2,7 @@
 // and the events it carries (documented in the OpenAPI document's webhooks section).
 import { z } from "@hono/zod-openapi";
 import { pageOf, pageQuery } from "../lib/pagination.ts";
+import { SCREENING_ACTIONS, VELOCITY_RULES, VelocityScope } from "../../schema/screening.ts";
 import { AniControlSchema } from "./automation.ts";
 import { CallScreeningSchema, screeningFields } from "./calls.ts";
 
@@ -11,6 +12,7 @@ export const WEBHOOK_EVENT_KINDS = [
   "call.route_alert",
   "automation.number_controlled",
   "schedule.outcome_changed",
+  "screening.breach",
 ] as const;
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
@@ -161,6 +163,20 @@ export const ScheduleOutcomeChangedEventSchema = envelope(
     detail: z.string(),
   }),
   "ScheduleOutcomeChangedEvent",
+);
+
+export const ScreeningBreachEventSchema = envelope(
+  "screening.breach",
+  z.object({
+    rule: z.enum(VELOCITY_RULES),
+    scope: VelocityScope,
+    key: z.string().openapi({ description: "What was counted: the caller ID, the dialled prefix or the source address" }),
+    action: z.enum(SCREENING_ACTIONS).openapi({ description: "What the rule did to the call that broke it" }),
+    detail: z.string().openapi({ example: "31 calls in a minute from +14155550100" }),
+    call_id: z.uuid().openapi({ description: "The call that broke the rule" }),
+    at: timestamp,
+  }),
+  "ScreeningBreachEvent",
 );
 
 export type PutWebhook = z.infer<typeof PutWebhookSchema>;

@@ -9,6 +9,7 @@ import {
   DeliveryIdParam,
   NumberControlledEventSchema,
   ScheduleOutcomeChangedEventSchema,
+  ScreeningBreachEventSchema,
   PutWebhookSchema,
   WebhookDeliveryListSchema,
   WebhookDeliverySchema,
@@ -110,6 +111,11 @@ const EVENTS = [
     kind: "schedule.outcome_changed",
     schema: ScheduleOutcomeChangedEventSchema,
     summary: "A scheduled CLI check or route test ended differently from its previous run",
+  },
+  {
+    kind: "screening.breach",
+    schema: ScreeningBreachEventSchema,
+    summary: "A velocity screening rule refused or flagged a caller ID, prefix or source for the first time within the hour",
   },
 ] as const;
 

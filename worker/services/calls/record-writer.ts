@@ -1,5 +1,6 @@
 // Writes what the account ledgers send through the call-records queue into D1: a call's record
-// when it is admitted or refused, then its events (ringing, answered, transfer, ended with the
+// when it is admitted or refused (its columns as the ledger named them, screening and
+// attestation included), then its events (ringing, answered, transfer, ended with the
 // charge the ledger made and the ladder). Every write is idempotent and safe out of order, as a
 // queue may deliver a message twice or late: a record is inserted once; an event never reopens an
 // ended call; an end is written once, unless it is the real end replacing a node_lost one.
@@ -31,15 +32,19 @@ export async function writeCallRecords(s: Services, messages: CallRecordMessage[
   for (const slice of d1Chunks(records, paramsPerRow(calls))) {
     await s.db.insert(calls).values(slice).onConflictDoNothing();
   }
-  const present = await existingCalls(s.db, [...new Set(messages.flatMap((m) => (m.type === "record" ? [] : [m.call_id])))]);
+  const present = await existingCalls(s.db, [...new Set(messages.flatMap((m) => (needsCall(m) ? [m.call_id] : [])))]);
   const events = messages.filter((m): m is EventMessage => m.type === "event" && present.has(m.call_id));
   await runBatch(
     s.db,
     events.flatMap((m) => statementsFor(s.db, m)),
   );
   for (const m of messages) if (m.type === "media" && present.has(m.call_id)) await recordStoredMedia(s, m.call_id, m.name, m.key);
-  return messages.map((m) => (m.type !== "record" && !present.has(m.call_id) ? "retry" : "written"));
+  return messages.map((m) => (needsCall(m) && !present.has(m.call_id) ? "retry" : "written"));
 }
+
+/** Events and files change a call's row, so they wait for it; a screening breach is the consumer's (nothing to write here). */
+const needsCall = (m: CallRecordMessage): m is Extract<CallRecordMessage, { type: "event" | "media" }> =>
+  m.type === "event" || m.type === "media";
 
 async function existingCalls(db: Db, ids: string[]): Promise<Set<string>> {
   const found = new Set<string>();

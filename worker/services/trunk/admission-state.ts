@@ -1,5 +1,5 @@
 // The admission state of an account (its status and plan, whitelist entries, destinations,
-// routing rules, controlled numbers) as the account's Durable Object holds it, so a call is
+// routing rules, controlled numbers, screening settings and do-not-originate list) as the account's Durable Object holds it, so a call is
 // admitted without reading D1. D1 stays the record; every service verb that changes one of
 // those tables calls syncAdmissionState after its write, and the ledger takes the new state.
 import { and, asc, desc, eq, gt, isNull, lte, gte, or } from "drizzle-orm";
@@ -9,6 +9,7 @@ import { aniControls } from "../../../schema/automation.ts";
 import { plans } from "../../../schema/catalogue.ts";
 import { ipToHex } from "../../../schema/cidr.ts";
 import { customers } from "../../../schema/identity.ts";
+import { doNotOriginate, screeningSettings, withDefaults } from "../../../schema/screening.ts";
 import { destinations, routingRules, whitelistIps } from "../../../schema/network.ts";
 import type { Config } from "../../env.ts";
 import type { Db } from "../../lib/db.ts";
@@ -51,7 +52,7 @@ export async function destinationTarget(config: Pick<Config, "ENCRYPTION_KEY">, 
 /** Everything admission reads for one account, from D1 in one batch; null when the account is gone. */
 export async function admissionStateOf(db: Db, customerId: string): Promise<AdmissionState | null> {
   const now = nowIso();
-  const [accounts, entries, accountDestinations, rules, controls] = await db.batch([
+  const [accounts, entries, accountDestinations, rules, controls, screening, dno] = await db.batch([
     db
       .select({ customer: customers, plan: plans })
       .from(customers)
@@ -79,6 +80,8 @@ export async function admissionStateOf(db: Db, customerId: string): Promise<Admi
         ),
       )
       .orderBy(desc(aniControls.createdAt)),
+    db.select().from(screeningSettings).where(eq(screeningSettings.customerId, customerId)).limit(1),
+    db.select({ number: doNotOriginate.number }).from(doNotOriginate).where(eq(doNotOriginate.customerId, customerId)),
   ]);
   const found = accounts[0];
   if (!found) return null;
@@ -133,5 +136,6 @@ export async function admissionStateOf(db: Db, customerId: string): Promise<Admi
       divertDestinationId: c.divertDestinationId,
       expiresAt: c.expiresAt,
     })),
+    screening: { rules: withDefaults(screening[0]?.rules), doNotOriginate: dno.map((d) => d.number) },
   };
 }

@@ -19,6 +19,7 @@ const EVENTS: Record<WebhookDelivery["kind"], string> = {
   "call.route_alert": "Route alert",
   "automation.number_controlled": "Number controlled",
   "schedule.outcome_changed": "Schedule outcome changed",
+  "screening.breach": "Screening breach",
 };
 
 const answer = (d: { status_code: number | null; error: string | null }) => answerOf(d.status_code, d.error);
