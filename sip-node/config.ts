@@ -78,6 +78,15 @@ const SipNodeConfigSchema = z
     NODE_HEARTBEAT_SECONDS: z.coerce.number().min(0.1).max(300).default(10),
     /** On SIGTERM, how long calls up may go on before the node ends them (end_reason node_drain). */
     NODE_DRAIN_SECONDS: z.coerce.number().min(0).max(86_400).default(30),
+    /**
+     * STIR/SHAKEN: the certificate authorities (PEM bundle) a PASSporT's certificate must chain to
+     * (the STI-PA's list of STI-CAs); absent: none, so no PASSporT verifies unless STIR_VERIFY_CHAIN is "false".
+     */
+    STIR_TRUST_ANCHORS_FILE: z.string().min(1).optional(),
+    /** Check a PASSporT's certificate chain against the trust anchors; "false" only for a lab (signature and dates still checked). */
+    STIR_VERIFY_CHAIN: z.enum(["true", "false"]).default("true"),
+    /** A PASSporT whose iat is further than this from now fails (stale_iat); ATIS-1000074's 60 s. */
+    STIR_IAT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   })
   .refine((c) => c.RTP_PORT_MIN < c.RTP_PORT_MAX, {
     message: "RTP_PORT_MIN must be below RTP_PORT_MAX",
@@ -135,6 +144,8 @@ export type SipNodeConfig = {
   tls: { ca?: string; verify: boolean };
   /** The hosted-number listener's port (CLI_LISTEN_PORT, 0: any free one) on the SIP bind address; absent: no listener. */
   cli?: { port: number };
+  /** STIR/SHAKEN verification: the trust anchors' PEM (null: none), whether the chain is checked, iat's freshness. */
+  stir: { trustAnchors: string | null; verifyChain: boolean; iatMaxAgeSeconds: number };
 };
 
 /** Parses the environment into the node's configuration, or throws naming every bad setting. */
@@ -181,5 +192,10 @@ export function loadSipNodeConfig(env: Record<string, string | undefined>): SipN
     drainSeconds: c.NODE_DRAIN_SECONDS,
     tls: { ...(c.SIP_TLS_CA_FILE ? { ca: readFileSync(c.SIP_TLS_CA_FILE, "utf8") } : {}), verify: c.SIP_TLS_VERIFY === "true" },
     ...(c.CLI_LISTEN_PORT === undefined ? {} : { cli: { port: c.CLI_LISTEN_PORT } }),
+    stir: {
+      trustAnchors: c.STIR_TRUST_ANCHORS_FILE ? readFileSync(c.STIR_TRUST_ANCHORS_FILE, "utf8") : null,
+      verifyChain: c.STIR_VERIFY_CHAIN === "true",
+      iatMaxAgeSeconds: c.STIR_IAT_MAX_AGE_SECONDS,
+    },
   };
 }

@@ -13,6 +13,7 @@ import { CallReporter } from "./control/call-reporter.ts";
 import { HubSocket } from "./control/hub-socket.ts";
 import { WhitelistFilter } from "./control/whitelist.ts";
 import { MediaEngine } from "./media/engine.ts";
+import { IdentityVerifier } from "./screening/identity-verifier.ts";
 import { DestinationMonitor } from "./monitor/monitor.ts";
 import { sendOptions } from "./monitor/options-pinger.ts";
 import { Originator } from "./origination/originator.ts";
@@ -93,6 +94,7 @@ export async function startSipNode(
     publicAddress: config.sip.publicAddress,
     noAnswerSeconds: config.noAnswerSeconds,
     callsPerSecondPerSource: config.callsPerSecondPerSource,
+    identity: new IdentityVerifier({ ...config.stir, policy: media.peers, log }),
     log,
   });
   const router = new CallRouter(calls, b2bua);

@@ -14,6 +14,7 @@ import type { CallReporter } from "../control/call-reporter.ts";
 import type { WhitelistFilter } from "../control/whitelist.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
+import type { IdentityReader } from "../screening/identity-verifier.ts";
 import { reasonPhrase } from "../sip/causes.ts";
 import { header } from "../sip/headers.ts";
 import type { SipParseError, SipRequest, SipResponse } from "../sip/message.ts";
@@ -45,6 +46,8 @@ export type B2buaOptions = {
   noAnswerSeconds: number;
   /** New calls a second one source address may start; beyond it, 503 with Retry-After. */
   callsPerSecondPerSource: number;
+  /** Reads each INVITE's caller-ID attestation (STIR/SHAKEN) for its admission; absent: not read. */
+  identity?: IdentityReader;
   log?: (message: string) => void;
 };
 
@@ -87,6 +90,7 @@ export class B2bua implements CallFront {
       resolve: (host) => this.resolve(host),
       calls: this.calls,
       unacknowledged: (caller) => this.throttle.unacknowledged(caller.address),
+      ...(options.identity ? { identity: options.identity } : {}),
       log: (message) => this.log(message),
     };
   }

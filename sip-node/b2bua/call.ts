@@ -5,7 +5,7 @@
 // caller, then the end on both legs (a BYE from either side, the caller's CANCEL, a limit, a
 // hang-up command). Its parts get only what they need of it: CallerLeg, OutboundLeg, CallMedia,
 // InDialogRequests, CallTransfer, CallCredit, CallReport and CallSipLog.
-import { PLACED_CALL_ACCOUNT_HEADER, type AdmissionTicket, type AdmitRequest } from "../../schema/node-api.ts";
+import { PLACED_CALL_ACCOUNT_HEADER, type AdmissionRejection, type AdmissionTicket, type AdmitRequest } from "../../schema/node-api.ts";
 import { CallCredit } from "../calls/call-credit.ts";
 import { callLog, type CallLog } from "../calls/call-log.ts";
 import { CallReport, type HangupBy } from "../calls/call-report.ts";
@@ -19,10 +19,14 @@ import type { CallReporter } from "../control/call-reporter.ts";
 import type { WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
 import { firstCodec, parseSdpAudio } from "../media/sdp.ts";
+import type { IdentityReader } from "../screening/identity-verifier.ts";
+import { reasonHeader } from "../screening/reason-header.ts";
+import { callerIdOf } from "../screening/verstat.ts";
+import { reasonPhrase } from "../sip/causes.ts";
 import { header } from "../sip/headers.ts";
 import type { SipMessage, SipRequest, SipResponse } from "../sip/message.ts";
 import { parseNameAddr, parseUri } from "../sip/parser.ts";
-import type { ServerTransaction, TransactionLayer } from "../sip/transactions.ts";
+import { responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { CallerLeg } from "./caller-leg.ts";
 import { CallMedia, type CallMediaEngine } from "./call-media.ts";
@@ -50,6 +54,8 @@ export type CallHost = {
   resolve(host: string): Promise<string>;
   /** The node's calls: the call's dialogs are routed through it, the work its end leaves is tracked there. */
   calls: Pick<CallRegistry, "addDialog" | "removeDialog" | "remove" | "track">;
+  /** Reads the caller ID's attestation (STIR/SHAKEN) for the admission request (absent: not read). */
+  identity?: IdentityReader;
   /** The caller never ACKed our 2xx: it counts against its source's call budget (absent: ignored). */
   unacknowledged?(caller: Endpoint): void;
   log(message: string): void;
@@ -114,10 +120,12 @@ export class Call implements NodeCall {
       onRetransmitted2xx: () => {},
     });
     caller.reply(100);
-    const admission = await host.worker.admit(this.admitRequest()).catch((err: unknown) => {
-      this.log.warn(`admission failed: ${String(err)}`);
-      return null;
-    });
+    const admission = await this.admitRequest()
+      .then((request) => host.worker.admit(request))
+      .catch((err: unknown) => {
+        this.log.warn(`admission failed: ${String(err)}`);
+        return null;
+      });
     if (!admission) return this.finishUnanswered(503, "admission_unavailable", "platform", false);
     if (admission.decision === "ignore") {
       this.current = "ended";
@@ -126,7 +134,7 @@ export class Call implements NodeCall {
       return this.endSipLog(null);
     }
     if (admission.decision === "reject") {
-      caller.reply(admission.sip_code);
+      this.refuse(admission);
       this.current = "ended";
       host.calls.remove(this);
       // A refusal the Worker recorded (the account is known) keeps its SIP log too.
@@ -146,11 +154,14 @@ export class Call implements NodeCall {
     await this.dial();
   }
 
-  private admitRequest(): AdmitRequest {
+  /** The admission request; the caller ID's attestation read first (an uncached signer's certificate costs a fetch). */
+  private async admitRequest(): Promise<AdmitRequest> {
     const { host, caller, dialer } = this;
     const from = parseNameAddr(header(caller.invite, "From")!);
     const to = parseNameAddr(header(caller.invite, "To")!);
     const customerId = host.accountOf(caller.endpoint.address);
+    const ani = callerIdOf(parseUri(from.uri).user);
+    const identity = await host.identity?.read(caller.invite, ani);
     return {
       node_id: host.nodeId,
       boot_id: host.bootId,
@@ -160,9 +171,18 @@ export class Call implements NodeCall {
       sip_call_id: caller.dialog.callId,
       src_ip: caller.endpoint.address,
       src_port: caller.endpoint.port,
-      ani: parseUri(from.uri).user ?? null,
+      ani,
       dialed: parseUri(caller.invite.uri).user ?? parseUri(to.uri).user ?? "",
+      ...(identity ? { identity } : {}),
     };
+  }
+
+  /** The Worker refused the call: its final answer names why (Reason, RFC 3326), a screening rule's refusal its rule. */
+  private refuse(rejection: AdmissionRejection): void {
+    const { caller } = this;
+    const response = responseTo(caller.invite, rejection.sip_code, reasonPhrase(rejection.sip_code), caller.dialog.localTag);
+    response.headers.push(["Reason", reasonHeader(rejection.sip_code, rejection.reason)]);
+    this.signalling.respond(caller.tx, response, caller.endpoint);
   }
 
   /** The Worker admitted the call: from now on it is named, and reported, by the ticket's call id. */

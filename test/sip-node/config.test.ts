@@ -28,6 +28,7 @@ describe("SIP node configuration", () => {
       heartbeatSeconds: 10,
       drainSeconds: 30,
       tls: { verify: true },
+      stir: { trustAnchors: null, verifyChain: true, iatMaxAgeSeconds: 60 },
     });
   });
 
