@@ -8,26 +8,7 @@ import { when, words } from "../../lib/format.ts";
 import { ruleTitle } from "../screening/rules.ts";
 import type { CallDetail } from "./shared.ts";
 
-type Identity = {
-  status: string;
-  reason: string | null;
-  attestation: string | null;
-  orig_tn: string | null;
-  dest_tn: string[];
-  iat: number | null;
-  origid: string | null;
-  x5u: string | null;
-  verstat: string | null;
-};
-type Flag = { rule: string; detail: string; action: string };
-type Screening = { identity: Identity | null; flags: Flag[]; action: "refuse" | "divert" | null; rule: string | null };
-/** The call's screening fields (the API adds them to every call; older calls have none). */
-export type ScreeningFields = {
-  attestation?: string | null;
-  identity_status?: string | null;
-  identity_reason?: string | null;
-  screening?: Screening | null;
-};
+type Screening = NonNullable<CallDetail["screening"]>;
 
 export const ATTESTATIONS: Record<string, string> = {
   A: "A, full: the signing carrier knows the caller and that the caller may use this number.",
@@ -83,12 +64,11 @@ const actionTaken = (s: Screening) =>
       : "Let through: no rule refused or diverted it.";
 
 export function CallScreening({ call }: { call: CallDetail }) {
-  const fields = call as CallDetail & ScreeningFields;
-  const screening = fields.screening ?? null;
+  const screening = call.screening ?? null;
   const identity = screening?.identity ?? null;
-  const status = fields.identity_status ?? identity?.status ?? null;
-  const attestation = fields.attestation ?? identity?.attestation ?? null;
-  const reason = fields.identity_reason ?? identity?.reason ?? null;
+  const status = call.identity_status ?? identity?.status ?? null;
+  const attestation = call.attestation ?? identity?.attestation ?? null;
+  const reason = call.identity_reason ?? identity?.reason ?? null;
   const known = !!status || !!screening;
   return (
     <section className="card call-screening" aria-labelledby="screening-heading" data-testid="call-screening">
