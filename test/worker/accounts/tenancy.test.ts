@@ -215,6 +215,11 @@ const FACTORIES: Record<string, (owner: Session, made: Record<string, string>, p
     const number = `+3312345${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 10_000).padStart(4, "0")}`;
     return bodyOf(await owner.client.post("/api/customer/hosted-numbers", { number }), 201, "hosted number").id;
   },
+  entry_id: async (owner) => {
+    const number = `+12123${String(crypto.getRandomValues(new Uint32Array(1))[0]! % 1_000_000).padStart(6, "0")}`;
+    const added = bodyOf(await owner.client.post("/api/customer/screening/do-not-originate", { number }), 201, "do-not-originate number");
+    return firstOf(added.items, "the number added").id;
+  },
   // The operator's settings of an account (admin routes): A's own id.
   customer_id: async (owner) => owner.account.id,
   number_id: async (owner) => {
