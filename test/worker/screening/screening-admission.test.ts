@@ -226,15 +226,15 @@ describe("velocity rules", () => {
 
     const deliveries = async () =>
       (
-        await env.DB.prepare("SELECT data FROM webhook_deliveries WHERE customer_id = ? AND kind = 'screening.breach'")
+        await env.DB.prepare("SELECT payload FROM webhook_deliveries WHERE customer_id = ? AND kind = 'screening.breach'")
           .bind(t.owner.account.id)
-          .all<{ data: string }>()
+          .all<{ payload: string }>()
       ).results;
     for (let i = 0; i < 100 && (await deliveries()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 300));
     const alerted = await deliveries();
     expect(alerted).toHaveLength(1);
-    expect(JSON.parse(alerted[0]!.data)).toMatchObject({
+    expect(JSON.parse(alerted[0]!.payload)).toMatchObject({
       type: "screening.breach",
       data: {
         rule: "calls_per_minute",

@@ -129,6 +129,15 @@ describe("the do-not-originate list", () => {
     expect((await ledgerScreening(owner))?.doNotOriginate).not.toContain("+14155550100");
   });
 
+  it("takes 10,000 numbers in one request", async () => {
+    const owner = await createAccount();
+    const numbers = Array.from({ length: 10_000 }, (_, i) => `+1212555${String(i).padStart(4, "0")}`);
+    const added = bodyOf(await owner.client.post("/api/customer/screening/do-not-originate", { numbers, label: "Inbound only" }), 201);
+    expect(added).toMatchObject({ added: 10_000, already_listed: 0 });
+    expect(await dnoCount(owner)).toBe(10_000);
+    expect((await ledgerScreening(owner))?.doNotOriginate).toHaveLength(10_000);
+  });
+
   it("refuses the whole request naming each bad number, storing nothing", async () => {
     const owner = await createAccount();
     const res = await owner.client.post("/api/customer/screening/do-not-originate", {
