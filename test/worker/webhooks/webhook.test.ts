@@ -14,6 +14,7 @@ import { deliveryServices } from "../fixtures/delivery.ts";
 import { createAccount, principalOf, type Session } from "../fixtures/factory.ts";
 import { uniqueAni, verdictEvent } from "../fixtures/verdict.ts";
 import { bodyOf, expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
+import { WEBHOOK_EVENT_KINDS } from "../../../worker/resources/webhook.ts";
 
 /** A Standard Webhooks secret (whsec_ and base64 of 24 random bytes), as receivers generate them. */
 const newSecret = () => `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))))}`;
@@ -284,7 +285,7 @@ describe("the OpenAPI document", () => {
     const doc = (await owner.client.get("/api/openapi.json")).body as {
       webhooks: Record<string, { post: { parameters: { name: string }[]; description: string } }>;
     };
-    expect(Object.keys(doc.webhooks).sort()).toEqual(["automation.number_controlled", "call.analyzed", "call.route_alert", "webhook.test"]);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_KINDS].sort());
     const analyzed = doc.webhooks["call.analyzed"]?.post;
     expect(analyzed?.parameters.map((p) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
     expect(analyzed?.description).toContain("HMAC-SHA256");
