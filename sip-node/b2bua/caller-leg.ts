@@ -4,11 +4,10 @@
 // which we send the caller requests of our own (BYE, REFER, a re-INVITE passed on).
 import type { CallSignalling } from "../calls/call-signalling.ts";
 import type { CallTimers } from "../calls/call-timers.ts";
-import { contactOf, newTag, type Dialog } from "../calls/dialog.ts";
+import { contactOf, dialogOfInvite, type Dialog } from "../calls/dialog.ts";
 import { reasonPhrase } from "../sip/causes.ts";
-import { header, headers, setHeader } from "../sip/headers.ts";
+import { header, setHeader } from "../sip/headers.ts";
 import type { SipRequest, SipResponse } from "../sip/message.ts";
-import { parseNameAddr } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TimerValues } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 
@@ -39,19 +38,7 @@ export class CallerLeg {
     this.invite = invite;
     this.tx = tx;
     this.endpoint = caller;
-    const from = parseNameAddr(header(invite, "From")!);
-    const contact = header(invite, "Contact");
-    this.dialog = {
-      callId: header(invite, "Call-ID")!,
-      localTag: newTag(),
-      remoteTag: from.tag,
-      localUri: header(invite, "To")!,
-      remoteUri: header(invite, "From")!,
-      remoteTarget: contact ? parseNameAddr(contact).uri : from.uri,
-      endpoint: caller,
-      localSeq: 1,
-      routeSet: headers(invite, "Record-Route"),
-    };
+    this.dialog = dialogOfInvite(invite, caller);
   }
 
   /** The web dialer shows the call's id (X-Call-Id on our answers), which links to its record. */

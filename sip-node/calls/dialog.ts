@@ -1,9 +1,10 @@
 // A SIP dialog as the node keeps it to send requests inside it (RFC 3261 §12): the caller's leg of
 // a B2BUA call, where we are the UAS, and every leg the node dials itself (outbound-leg.ts).
 import { randomBytes } from "node:crypto";
-import { setHeader } from "../sip/headers.ts";
+import { header, headers, setHeader } from "../sip/headers.ts";
 import { reasonPhrase } from "../sip/causes.ts";
 import type { SipRequest, SipResponse } from "../sip/message.ts";
+import { parseNameAddr } from "../sip/parser.ts";
 import { BRANCH_MAGIC, responseTo } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 
@@ -32,6 +33,26 @@ export type Dialog = {
 
 const EMPTY = new Uint8Array(0);
 const token = (bytes: number) => randomBytes(bytes).toString("hex");
+
+/**
+ * The dialog a caller's INVITE opens on a leg we answer (RFC 3261 §12.1.1): our tag, their From as
+ * the remote URI, their Contact as the target, their Record-Route as the route set.
+ */
+export function dialogOfInvite(invite: SipRequest, caller: Endpoint, localSeq = 1): Dialog {
+  const from = parseNameAddr(header(invite, "From")!);
+  const contact = header(invite, "Contact");
+  return {
+    callId: header(invite, "Call-ID")!,
+    localTag: newTag(),
+    remoteTag: from.tag,
+    localUri: header(invite, "To")!,
+    remoteUri: header(invite, "From")!,
+    remoteTarget: contact ? parseNameAddr(contact).uri : from.uri,
+    endpoint: caller,
+    localSeq,
+    routeSet: headers(invite, "Record-Route"),
+  };
+}
 
 /** A fresh tag of ours for a dialog. */
 export const newTag = (): string => token(8);

@@ -6,16 +6,15 @@
 // recording, no call report, no ledger: the Worker accounts for these calls through the check.
 import type { CliArrivalAnswer, CliArrivalEnd } from "../../schema/node-api.ts";
 import { CallTimers } from "../calls/call-timers.ts";
-import { contactOf, newTag, requestOn, responseIn, type Dialog } from "../calls/dialog.ts";
+import { contactOf, dialogOfInvite, requestOn, responseIn, type Dialog } from "../calls/dialog.ts";
 import { WorkerApiError, type WorkerClient } from "../control/worker-client.ts";
 import type { MediaEngine } from "../media/engine.ts";
 import type { MediaRelay } from "../media/relay.ts";
 import { RtpPlayer } from "../origination/player.ts";
 import { readAnswer, sdpOffer, type Answer } from "../origination/sdp-offer.ts";
 import { reasonPhrase } from "../sip/causes.ts";
-import { header, headers, setHeader } from "../sip/headers.ts";
+import { setHeader } from "../sip/headers.ts";
 import type { SipRequest, SipResponse } from "../sip/message.ts";
-import { parseNameAddr } from "../sip/parser.ts";
 import { responseTo, type ServerTransaction, type TransactionLayer } from "../sip/transactions.ts";
 import type { Endpoint } from "../sip/transport.ts";
 import { arrivalOf } from "./arrival-fields.ts";
@@ -52,8 +51,6 @@ export class CliCall {
   state: State = "asking";
   private readonly host: CliHost;
   private readonly timers = new CallTimers();
-  /** Route set of our requests in the dialog: the INVITE's Record-Route, in order (RFC 3261 §12.1.1). */
-  private readonly routes: Array<[string, string]>;
   private arrivalId: string | null = null;
   private toneSeconds = 0;
   private relay: MediaRelay | null = null;
@@ -69,19 +66,7 @@ export class CliCall {
     this.invite = invite;
     this.tx = tx;
     this.caller = caller;
-    const from = parseNameAddr(header(invite, "From")!);
-    const contact = header(invite, "Contact");
-    this.dialog = {
-      callId: header(invite, "Call-ID")!,
-      localTag: newTag(),
-      remoteTag: from.tag,
-      localUri: header(invite, "To")!,
-      remoteUri: header(invite, "From")!,
-      remoteTarget: contact ? parseNameAddr(contact).uri : from.uri,
-      endpoint: caller,
-      localSeq: 0,
-    };
-    this.routes = headers(invite, "Record-Route").map((value): [string, string] => ["Route", value]);
+    this.dialog = dialogOfInvite(invite, caller, 0);
   }
 
   get callId(): string {
@@ -226,7 +211,7 @@ export class CliCall {
       this.byeWhenAcked = true;
       return;
     }
-    const bye = requestOn(this.dialog, this.host.local, "BYE", { headers: this.routes });
+    const bye = requestOn(this.dialog, this.host.local, "BYE");
     this.host.layer.sendRequest(bye, this.caller, () => {});
     this.end("listener");
   }
