@@ -120,12 +120,13 @@ export class Call implements NodeCall {
       onRetransmitted2xx: () => {},
     });
     caller.reply(100);
-    const admission = await this.admitRequest()
-      .then((request) => host.worker.admit(request))
-      .catch((err: unknown) => {
-        this.log.warn(`admission failed: ${String(err)}`);
-        return null;
-      });
+    const request = this.admitRequest();
+    // An uncached signer's certificate costs a fetch before admission; a call without a reader is asked for at once.
+    const identity = host.identity ? await host.identity.read(caller.invite, request.ani).catch(() => undefined) : undefined;
+    const admission = await host.worker.admit(identity ? { ...request, identity } : request).catch((err: unknown) => {
+      this.log.warn(`admission failed: ${String(err)}`);
+      return null;
+    });
     if (!admission) return this.finishUnanswered(503, "admission_unavailable", "platform", false);
     if (admission.decision === "ignore") {
       this.current = "ended";
@@ -154,14 +155,12 @@ export class Call implements NodeCall {
     await this.dial();
   }
 
-  /** The admission request; the caller ID's attestation read first (an uncached signer's certificate costs a fetch). */
-  private async admitRequest(): Promise<AdmitRequest> {
+  private admitRequest(): AdmitRequest {
     const { host, caller, dialer } = this;
     const from = parseNameAddr(header(caller.invite, "From")!);
     const to = parseNameAddr(header(caller.invite, "To")!);
     const customerId = host.accountOf(caller.endpoint.address);
     const ani = callerIdOf(parseUri(from.uri).user);
-    const identity = await host.identity?.read(caller.invite, ani);
     return {
       node_id: host.nodeId,
       boot_id: host.bootId,
@@ -173,7 +172,6 @@ export class Call implements NodeCall {
       src_port: caller.endpoint.port,
       ani,
       dialed: parseUri(caller.invite.uri).user ?? parseUri(to.uri).user ?? "",
-      ...(identity ? { identity } : {}),
     };
   }
 

@@ -62,5 +62,5 @@ export function chainProblem(
 }
 
 function issued(issuer: X509Certificate, subject: X509Certificate): boolean {
-  return issuer.ca && issuer.checkIssued(subject) && subject.verify(issuer.publicKey);
+  return issuer.ca && subject.checkIssued(issuer) && subject.verify(issuer.publicKey);
 }
