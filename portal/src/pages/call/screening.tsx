@@ -56,6 +56,10 @@ function Facts({ rows }: { rows: [string, ReactNode][] }) {
   );
 }
 
+/** The PASSporT's details only when the call carried one: an absent identity has none to show. */
+const withValues = (rows: [string, ReactNode][]) =>
+  rows.filter(([name, value]) => ["Identity", "Attestation", "Outcome"].includes(name) || (value !== null && value !== undefined));
+
 const actionTaken = (s: Screening) =>
   s.action === "refuse"
     ? `Refused before it rang (603 Decline), by the rule "${ruleTitle(s.rule ?? "")}".`
@@ -78,7 +82,7 @@ export function CallScreening({ call }: { call: CallDetail }) {
       ) : (
         <>
           <Facts
-            rows={[
+            rows={withValues([
               [
                 "Identity",
                 status ? (
@@ -97,7 +101,7 @@ export function CallScreening({ call }: { call: CallDetail }) {
                 identity?.verstat ? `${VERSTAT[identity.verstat] ?? identity.verstat} (${identity.verstat})` : null,
               ],
               ["Outcome", screening ? actionTaken(screening) : null],
-            ]}
+            ])}
           />
           <h3>Flags</h3>
           {screening?.flags.length ? (

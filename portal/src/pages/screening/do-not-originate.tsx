@@ -149,7 +149,13 @@ function PasteMany() {
       />
       <div className="actions">
         <button type="submit" className="primary" disabled={add.isPending || !numbers.length || numbers.length > MAX_PASTED}>
-          {add.isPending ? "Adding…" : numbers.length === 1 ? "Add 1 number" : `Add ${numbers.length.toLocaleString()} numbers`}
+          {add.isPending
+            ? "Adding…"
+            : numbers.length === 0
+              ? "Add numbers"
+              : numbers.length === 1
+                ? "Add 1 number"
+                : `Add ${numbers.length.toLocaleString()} numbers`}
         </button>
       </div>
       {add.isError && !named(add.error, ["numbers"]) ? <ErrorBox error={add.error} /> : null}
@@ -187,7 +193,7 @@ function NumberTable({ items }: { items: { id: string; number: string; label: st
                   {n.number}
                 </th>
                 <td>{n.label ?? "—"}</td>
-                <td className="when">{when(n.created_at)}</td>
+                <td>{when(n.created_at)}</td>
                 <td>
                   <ConfirmButton
                     question={`Remove ${n.number}?`}

@@ -100,7 +100,7 @@ export function RulesForm() {
           ))}
         </section>
       ))}
-      <div className="actions screening-save">
+      <div className={edited ? "actions screening-save editing" : "actions screening-save"}>
         <button type="submit" className="primary" disabled={save.isPending || !edited}>
           {save.isPending ? "Saving…" : "Save the rules"}
         </button>

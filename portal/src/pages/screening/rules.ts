@@ -172,5 +172,6 @@ export function defaultText(rule: RuleInfo): string {
   if (d.threshold === undefined) return capital(d.action);
   const share = rule.name === "short_call_share";
   const extra = d.min_calls ? `, once ${d.min_calls} calls have ended, short meaning under ${d.short_seconds} s` : "";
-  return `${capital(d.action)}, ${SCOPE_NAMES[d.scope ?? "caller_id"].toLowerCase()}, over ${d.threshold}${share ? "%" : ""}${extra}`;
+  const scope = SCOPE_NAMES[d.scope ?? "caller_id"];
+  return `${capital(d.action)}, ${scope.charAt(0).toLowerCase()}${scope.slice(1)}, over ${d.threshold}${share ? "%" : ""}${extra}`;
 }

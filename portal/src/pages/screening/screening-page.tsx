@@ -59,7 +59,7 @@ function Stats() {
                   <td className="num">{(stats.data[r.name]?.refused ?? 0).toLocaleString()}</td>
                   <td className="num">{(stats.data[r.name]?.diverted ?? 0).toLocaleString()}</td>
                   <td className="num">{(stats.data[r.name]?.flagged ?? 0).toLocaleString()}</td>
-                  <td className="when">{when(stats.data[r.name]?.last_at)}</td>
+                  <td>{when(stats.data[r.name]?.last_at)}</td>
                 </tr>
               ))}
             </tbody>
