@@ -4,12 +4,28 @@
 // API), is refused a threshold of 0 beside its field (nothing stored), adds a number to the
 // do-not-originate list, pastes many (a bad one refused beside the field, nothing added), pages
 // through them and removes one. A call placed through the account's trunk shows its screening on
-// the call page (no Identity header: identity absent, each flag the API has on it), and the calls
-// list filters by the caller ID's verification. Each page is checked with axe-core and saved at
+// the call page (no Identity header: identity absent, each flag the API has on it), the calls
+// list filters by the caller ID's verification, and a call a rule refuses (603) says so on its page
+// and counts on the Screening page. Each page is checked with axe-core and saved at
 // 1440 and 390 px (test-results/portal/).
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserFor, checkA11y, newOwner, onPage, open, placeCall, screenshots, settled, signIn, withTrunk } from "./fixtures.ts";
+import { uac, type Stack } from "../sip-node/harness.ts";
+import {
+  browserFor,
+  checkA11y,
+  newOwner,
+  onPage,
+  open,
+  placeCall,
+  portal,
+  screenshots,
+  settled,
+  signIn,
+  until,
+  withTrunk,
+  type WithTrunk,
+} from "./fixtures.ts";
 
 /** The form field labelled `label` inside `scope` (its input, hint and the 422's message beside it). */
 const fieldIn = (page: Page, scope: ReturnType<Page["locator"]>, label: string) =>
@@ -17,6 +33,24 @@ const fieldIn = (page: Page, scope: ReturnType<Page["locator"]>, label: string) 
 
 /** The rules as GET /customer/screening/rules answers them, by name. */
 const rulesOf = (body: any) => body.rules;
+
+/** The caller ID of the sipp scenarios (their From user). */
+const CALLER = "14155550100";
+
+/** A call from the account's trunk that its screening refuses: sipp expects 603 and acknowledges it; the call as GET /calls/{id} has it. */
+async function refusedCall(owner: WithTrunk, dialed: string): Promise<any> {
+  const seen = new Set(((await owner.api("/calls?limit=500")).items as { id: string }[]).map((c) => c.id));
+  const node = { node: { port: portal.sipPort } } as Stack;
+  const caller = await uac(node, owner.trunk.src, "uac-rejected.xml", dialed, { CODE: "603", ANI: CALLER });
+  expect(caller.code, `sipp's call, expecting 603:\n${caller.output}`).toBe(0);
+  const call = await until(
+    "the refused call in GET /calls",
+    async () => ((await owner.api("/calls?limit=500")).items as { id: string }[]).find((c) => !seen.has(c.id)) ?? null,
+    20_000,
+    200,
+  );
+  return owner.api(`/calls/${call.id}`);
+}
 
 /** London numbers in the range kept for drama (020 7946 0xxx): valid, and nobody's. */
 const london = (n: number) => `+44207946${String(n).padStart(4, "0")}`;
@@ -125,7 +159,7 @@ describe("the screening page", () => {
 });
 
 describe("a call's screening", () => {
-  it("shows what screening found on the call page, and the calls list filters by the caller ID's verification", async (test) => {
+  it("shows what screening found on the call page (let through, then refused by a rule), and the calls list filters by the caller ID's verification", async (test) => {
     const owner = await withTrunk(await newOwner({ name: "Cal Caller" }));
     const call = await placeCall(owner, "answered", { seconds: 2 });
     // sipp sends no Identity header: absent, with no attestation.
@@ -162,5 +196,21 @@ describe("a call's screening", () => {
     await verification.selectOption("verified");
     expect((await owner.api("/calls?identity_status=verified")).total).toBe(0);
     await page.getByText("No calls match these filters.", { exact: false }).waitFor();
+
+    // A rule set to refuse: a call showing the number it dials is refused before it rings, says so on
+    // its page, and counts on the Screening page.
+    await owner.api("/customer/screening/rules", { method: "PUT", body: { rules: { caller_id_equals_dialled: { action: "refuse" } } } });
+    const refused = await refusedCall(owner, CALLER);
+    expect(refused).toMatchObject({ status: "rejected", screening: { action: "refuse", rule: "caller_id_equals_dialled" } });
+    await open(page, `/app/calls/${refused.id}`);
+    await card.getByText('Refused before it rang (603 Decline), by the rule "Caller ID is the number dialled".').waitFor();
+    const refusal = card.locator('[data-testid="screening-flag"][data-rule="caller_id_equals_dialled"]');
+    expect(await refusal.getAttribute("data-action")).toBe("refuse");
+    await page.getByRole("navigation", { name: "Setup" }).getByRole("link", { name: "Screening" }).click();
+    await onPage(page, "Screening");
+    const stats = await owner.api("/customer/screening/stats");
+    expect(stats.rules.find((r: { rule: string }) => r.rule === "caller_id_equals_dialled")).toMatchObject({ refused: 1 });
+    const row = page.locator('[data-testid="screening-stats-row"][data-rule="caller_id_equals_dialled"]');
+    await expect.poll(() => row.locator("td").first().textContent()).toBe("1");
   });
 });
