@@ -20,8 +20,15 @@ export const alertRules = sqliteTable(
     includeSipLog: bool("include_sip_log").notNull().default(false),
     includePcap: bool("include_pcap").notNull().default(false),
     includeRecording: bool("include_recording").notNull().default(false),
-    /** fraud (verdict-driven) or a call-quality trigger tied to max_mos. */
+    /**
+     * fraud (verdict-driven), quality (tied to max_mos), or screening (when admission's screening
+     * of a call matches identity_statuses and screening_rules, before any verdict).
+     */
     trigger: text("trigger").notNull().default("fraud"),
+    /** The call's identity status at admission (verified, failed, absent) the rule needs; null or empty: any. */
+    identityStatuses: json<string[]>("identity_statuses"),
+    /** Screening rules (schema/screening.ts) one of which must have flagged the call; null or empty: no condition (screening trigger: any flag). */
+    screeningRules: json<string[]>("screening_rules"),
     maxMos: real("max_mos"),
     channelIds: json<string[]>("channel_ids"),
     emailEnabled: bool("email_enabled").notNull().default(true),

@@ -12,6 +12,10 @@ export const automationRules = sqliteTable(
     minProbability: integer("min_probability").notNull().default(90),
     /** Verdict recommendations that trigger the rule; null or empty: any. */
     recommendations: json<string[]>("recommendations"),
+    /** The call's identity status at admission (verified, failed, absent) the rule needs; null or empty: any. */
+    identityStatuses: json<string[]>("identity_statuses"),
+    /** Screening rules (schema/screening.ts) one of which must have flagged the call; null or empty: no condition. */
+    screeningRules: json<string[]>("screening_rules"),
     /** block | divert */
     action: text("action").notNull().default("block"),
     divertDestinationId: text("divert_destination_id"),

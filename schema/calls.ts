@@ -127,6 +127,7 @@ export const calls = sqliteTable(
     index("calls_customer_probability_started_idx").on(t.customerId, t.probability, t.startedAt),
     index("calls_customer_route_alert_started_idx").on(t.customerId, t.hasRouteAlert, t.startedAt),
     index("calls_customer_identity_status_started_idx").on(t.customerId, t.identityStatus, t.startedAt),
+    index("calls_customer_attestation_started_idx").on(t.customerId, t.attestation, t.startedAt),
     // Exact lookups that still list newest first without a sort (GET /calls?external_id= and ?sip_call_id=).
     index("calls_customer_external_id_started_idx").on(t.customerId, t.externalId, t.startedAt),
     index("calls_customer_sip_call_id_started_idx").on(t.customerId, t.sipCallId, t.startedAt),

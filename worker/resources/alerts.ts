@@ -2,8 +2,9 @@
 // (our extension: /customer/alert-channels).
 import { z } from "@hono/zod-openapi";
 import { RECOMMENDATIONS } from "../../schema/enums.ts";
+import { screeningConditionFields } from "./screening-conditions.ts";
 
-export const ALERT_TRIGGERS = ["fraud", "quality"] as const;
+export const ALERT_TRIGGERS = ["fraud", "quality", "screening"] as const;
 export const ALERT_CHANNEL_KINDS = ["slack", "webhook"] as const;
 export const MAX_ALERT_RULES = 50;
 export const MAX_ALERT_CHANNELS = 20;
@@ -27,10 +28,14 @@ export const AlertRuleSchema = z
     include_sip_log: z.boolean(),
     include_pcap: z.boolean(),
     include_recording: z.boolean(),
-    trigger: z
-      .enum(ALERT_TRIGGERS)
-      .openapi({ description: "fraud: a verdict over min_probability; quality: a call whose MOS is at or below max_mos" }),
+    trigger: z.enum(ALERT_TRIGGERS).openapi({
+      description:
+        "fraud: a verdict over min_probability; quality: a call whose MOS is at or below max_mos; screening: a call " +
+        "admission's screening flagged (or whose caller ID was not verified), when its record arrives, before any verdict " +
+        "(identity_statuses and screening_rules narrow it; min_probability does not apply)",
+    }),
     max_mos: z.number().nullable(),
+    ...screeningConditionFields,
     channel_ids: z.array(z.uuid()).nullable(),
     email_enabled: z.boolean(),
     created_at: timestamp,
@@ -73,6 +78,7 @@ const ruleFields = {
   include_recording: z.boolean(),
   trigger: z.enum(ALERT_TRIGGERS),
   max_mos: mos.nullable(),
+  ...screeningConditionFields,
   channel_ids: z.array(z.uuid()).max(MAX_ALERT_CHANNELS).nullable(),
   email_enabled: z.boolean(),
 };
@@ -92,6 +98,8 @@ export const CreateAlertRuleSchema = z
     include_recording: ruleFields.include_recording.default(false),
     trigger: ruleFields.trigger.default("fraud"),
     max_mos: ruleFields.max_mos.optional(),
+    identity_statuses: ruleFields.identity_statuses.optional(),
+    screening_rules: ruleFields.screening_rules.optional(),
     channel_ids: ruleFields.channel_ids.optional(),
     email_enabled: ruleFields.email_enabled.default(true),
   })

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { RECOMMENDATIONS } from "../../schema/enums.ts";
 import { pageOf, pageQuery } from "../lib/pagination.ts";
+import { screeningConditionFields } from "./screening-conditions.ts";
 
 export const CONTROL_ACTIONS = ["block", "divert"] as const;
 export const MAX_AUTOMATION_RULES = 50;
@@ -21,6 +22,7 @@ export const AutomationRuleSchema = z
       .array(z.string())
       .nullable()
       .openapi({ example: ["block"] }),
+    ...screeningConditionFields,
     action: z.enum(CONTROL_ACTIONS),
     divert_destination_id: z.uuid().nullable(),
     duration_hours: z.number().int().nullable().openapi({ example: 24 }),
@@ -65,6 +67,8 @@ export const CreateAutomationRuleSchema = z
     enabled: z.boolean().default(true),
     min_probability: minProbability.default(DEFAULT_AUTOMATION_MIN_PROBABILITY),
     recommendations: recommendations.nullable().default(["block"]),
+    identity_statuses: screeningConditionFields.identity_statuses.optional(),
+    screening_rules: screeningConditionFields.screening_rules.optional(),
     action: z.enum(CONTROL_ACTIONS).default("block"),
     divert_destination_id: z.uuid().nullable().optional(),
     duration_hours: durationHours.nullable().optional(),
@@ -77,6 +81,8 @@ export const UpdateAutomationRuleSchema = z
     enabled: z.boolean().optional(),
     min_probability: minProbability.optional(),
     recommendations: recommendations.nullable().optional(),
+    identity_statuses: screeningConditionFields.identity_statuses.optional(),
+    screening_rules: screeningConditionFields.screening_rules.optional(),
     action: z.enum(CONTROL_ACTIONS).optional(),
     divert_destination_id: z.uuid().nullable().optional(),
     duration_hours: durationHours.nullable().optional(),

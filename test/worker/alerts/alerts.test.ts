@@ -55,6 +55,8 @@ describe("alert rules", () => {
       include_recording: false,
       trigger: "fraud",
       max_mos: null,
+      identity_statuses: null,
+      screening_rules: null,
       channel_ids: null,
       email_enabled: true,
       created_at: expect.any(String),

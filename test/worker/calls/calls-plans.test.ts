@@ -31,6 +31,8 @@ const SERVED: [string, Record<string, unknown>, string, string?][] = [
   ["destination_id", { destination_id: "0190f2c4-8a5e-7cc1-9a6b-2f1e3d4c5b6a" }, "calls_customer_destination_started_idx"],
   ["route_alert", { route_alert: "true" }, "calls_customer_route_alert_started_idx"],
   ["sub_customer", { sub_customer: "Acme" }, "calls_customer_sub_customer_started_idx"],
+  ["identity_status", { identity_status: "failed" }, "calls_customer_identity_status_started_idx"],
+  ["attestation", { attestation: "C" }, "calls_customer_attestation_started_idx"],
   ["entity", { entity: "Visa" }, "call_entities_customer_entity_started_idx"],
   ["keyword", { keyword: "pin" }, "call_keywords_customer_keyword_started_idx"],
   ["sort=-probability", { sort: "-probability" }, "calls_customer_probability_started_idx", "calls_customer_"],

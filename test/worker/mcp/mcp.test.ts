@@ -32,6 +32,8 @@ const TOOL_NAMES = [
   "host_number",
   "test_hosted_number",
   "list_hosted_numbers",
+  "get_screening_rules",
+  "list_do_not_originate",
   "list_calls",
   "get_call",
   "get_transcript",
@@ -117,6 +119,26 @@ describe("tools over the same services as the HTTP API", () => {
     const page = await callOk(await mcpClient({ apiKey }), "list_destinations");
     expect(page).toMatchObject({ total: 1, next_cursor: null });
     expect(page.items[0]).toMatchObject({ id: made.id, host: "sbc.carrier.test", label: "Main SBC", has_credential: false });
+  });
+
+  it("reads: get_screening_rules and list_do_not_originate answer what the HTTP API set", async () => {
+    const { owner, apiKey } = await keyedAccount();
+    const client = await mcpClient({ apiKey });
+    const defaults = await callOk(client, "get_screening_rules");
+    expect(defaults.updated_at).toBeNull();
+    expect(defaults.rules.calls_per_minute).toMatchObject({ action: "flag", scope: "caller_id", threshold: 30 });
+    expectStatus(
+      await owner.client.put("/api/customer/screening/rules", { rules: { calls_per_minute: { action: "refuse", threshold: 20 } } }),
+      200,
+    );
+    expectStatus(await owner.client.post("/api/customer/screening/do-not-originate", { numbers: ["+14155550100", "+442079460000"] }), 201);
+    const rules = await callOk(client, "get_screening_rules");
+    expect(rules.rules.calls_per_minute).toMatchObject({ action: "refuse", threshold: 20 });
+    const first = await callOk(client, "list_do_not_originate", { limit: 1 });
+    expect(first).toMatchObject({ total: 2, items: [expect.objectContaining({ number: expect.stringMatching(/^\+/) })] });
+    const second = await callOk(client, "list_do_not_originate", { limit: 1, cursor: first.next_cursor });
+    expect([first.items[0].number, second.items[0].number].sort()).toEqual(["+14155550100", "+442079460000"]);
+    expect(second.next_cursor).toBeNull();
   });
 
   it("writes: add_destination and add_routing_rule are visible through the HTTP API", async () => {

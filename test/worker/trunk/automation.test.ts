@@ -48,6 +48,8 @@ describe("automation rules", () => {
       enabled: true,
       min_probability: 90,
       recommendations: ["block"],
+      identity_statuses: null,
+      screening_rules: null,
       action: "block",
       divert_destination_id: null,
       duration_hours: null,

@@ -147,7 +147,16 @@ describe("events from verdicts", () => {
     expect(received.map((e) => e.type).sort()).toEqual(["automation.number_controlled", "call.analyzed", "call.route_alert"]);
     const analyzed = received.find((e) => e.type === "call.analyzed")!;
     expect(analyzed.data).toEqual({
-      call: { id: event.callId, ani: event.call.ani, dialed: event.call.dialed, started_at: event.call.startedAt, destination_id: null },
+      call: {
+        id: event.callId,
+        ani: event.call.ani,
+        dialed: event.call.dialed,
+        started_at: event.call.startedAt,
+        destination_id: null,
+        attestation: null,
+        identity_status: null,
+        identity_reason: null,
+      },
       verdict: expect.objectContaining({
         analysis_id: event.analysisId,
         probability: 96,
@@ -155,6 +164,7 @@ describe("events from verdicts", () => {
         category: "credit_card_scam",
       }),
       route_alert: routeAlert,
+      screening: null,
     });
     const controlled = received.find((e) => e.type === "automation.number_controlled")!;
     expect(controlled.data).toMatchObject({ call_id: event.callId, control: { action: "block", ani: event.call.ani!.replace("+", "") } });
@@ -166,6 +176,31 @@ describe("events from verdicts", () => {
       ["delivered", 1],
       ["delivered", 1],
     ]);
+  });
+
+  it("call.analyzed carries what screening found before answer: the attestation, identity status and the screening result", async () => {
+    const owner = await createAccount();
+    const secret = await configure(owner);
+    const { services, outbound, drain } = deliveryServices();
+    const screening = {
+      identity: null,
+      flags: [{ rule: "caller_id_equals_dialled", detail: "the caller ID is the number dialled", action: "flag" as const }],
+      action: null,
+      rule: null,
+    };
+    const event = await verdictEvent(owner, { ani: uniqueAni() });
+    const screened = {
+      ...event,
+      call: {
+        ...event.call,
+        screening: { attestation: "B" as const, identity_status: "failed" as const, identity_reason: "orig_mismatch", screening },
+      },
+    };
+    await services.verdicts.deliver(screened);
+    await drain();
+    const analyzed = outbound.posts.map((post) => receive(secret, post)).find((e) => e.type === "call.analyzed")!;
+    expect(analyzed.data.call).toMatchObject({ attestation: "B", identity_status: "failed", identity_reason: "orig_mismatch" });
+    expect(analyzed.data.screening).toEqual(screening);
   });
 
   it("is sent nowhere when the account has no webhook", async () => {

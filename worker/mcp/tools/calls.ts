@@ -29,6 +29,8 @@ const CallFilters = z.object({
   destination_id: filter.destination_id,
   entity: filter.entity,
   sub_customer: filter.sub_customer,
+  identity_status: filter.identity_status,
+  attestation: filter.attestation,
   keyword: z
     .array(z.string().trim().toLowerCase().min(1).max(100))
     .max(MAX_KEYWORD_FILTERS)

@@ -6,6 +6,7 @@ import { addAlertRuleTool, listChannelsTool, setWebhookTool, testWebhookTool } f
 import { cliCoverageTool, getCliCheckTool, hostNumberTool, listHostedNumbersTool, testHostedNumberTool, verifyCliTool } from "./cli.ts";
 import { getStartedTool } from "./get-started.ts";
 import { addRoutingRuleTool, whitelistIpTool } from "./network.ts";
+import { getScreeningRulesTool, listDoNotOriginateTool } from "./screening.ts";
 import { cancelTestCallTool, getTestCallTool, listVerifiedNumbersTool, placeTestCallTool } from "./test-calls.ts";
 
 export const TOOLS: Tool[] = [
@@ -29,6 +30,8 @@ export const TOOLS: Tool[] = [
   hostNumberTool,
   testHostedNumberTool,
   listHostedNumbersTool,
+  getScreeningRulesTool,
+  listDoNotOriginateTool,
   listCallsTool,
   getCallTool,
   getTranscriptTool,

@@ -19,6 +19,7 @@ import { ladderText, uploadedSipLog, type LadderMessage } from "../calls/sip-log
 import { sipMessageOut, sipMessagesOf } from "../calls/records.ts";
 import type { Services } from "../context.ts";
 import type { VerdictEvent, VerdictListener } from "../analysis/verdicts.ts";
+import { meetsScreeningConditions, screeningFoundSomething, screeningOut, type CallScreening } from "../calls/screening.ts";
 
 type CallRow = typeof calls.$inferSelect;
 
@@ -26,15 +27,26 @@ export type AlertMessage = { type: "alert"; delivery_id: string };
 
 const anyOf = (list: string[] | null, value: string) => !list?.length || list.includes(value);
 
-/** Does the rule speak for this verdict (fraud) or this call (quality)? */
+/** Does the rule speak for this verdict (fraud) or this call (quality)? Screening rules speak before any verdict. */
 export function ruleMatches(rule: AlertRuleRow, event: VerdictEvent, mos: number | null): boolean {
-  if (!rule.enabled) return false;
+  if (!rule.enabled || rule.trigger === "screening") return false;
+  if (!meetsScreeningConditions(rule, event.call.screening)) return false;
   if (rule.trigger === "quality") return rule.maxMos !== null && mos !== null && mos <= rule.maxMos;
   return (
     event.verdict.probability >= rule.minProbability &&
     anyOf(rule.categories, event.verdict.category) &&
     anyOf(rule.recommendations, event.verdict.recommendation)
   );
+}
+
+/**
+ * Does a screening rule speak for this call's screening? Its conditions when it has some; else
+ * any rule that flagged the call (an unverified caller ID alone is too common to alert on by default).
+ */
+export function screeningRuleMatches(rule: AlertRuleRow, call: CallScreening): boolean {
+  if (!rule.enabled || rule.trigger !== "screening") return false;
+  if (rule.identityStatuses?.length || rule.screeningRules?.length) return meetsScreeningConditions(rule, call);
+  return call.screening?.flags.some((f) => f.action !== "off") ?? false;
 }
 
 /**
@@ -72,17 +84,65 @@ export async function alertsForVerdict(s: Services, event: VerdictEvent): Promis
   const rules = await s.db.select().from(alertRules).where(eq(alertRules.customerId, event.customerId));
   if (!rules.some((r) => r.enabled)) return [];
   const call = await s.db.select({ mos: calls.mos }).from(calls).where(eq(calls.id, event.callId)).get();
+  return claimAlerts(
+    s,
+    rules.filter((r) => ruleMatches(r, event, call?.mos ?? null)),
+    event.callId,
+  );
+}
+
+type ScreenedRecord = Pick<
+  typeof calls.$inferInsert,
+  "id" | "customerId" | "attestation" | "identityStatus" | "identityReason" | "screening"
+>;
+
+/**
+ * Call records arrived with their screening: for each call screening found something in, the
+ * account's screening rules that speak for it claim their alert, as verdicts' do (one per rule and
+ * call, throttle_minutes apart: a flood of flagged calls alerts once per window). The rules are
+ * read once per account in the batch, and only for accounts with such a call. Returns the claims queued.
+ */
+export async function alertsForScreening(s: Services, records: ScreenedRecord[]): Promise<string[]> {
+  const screened = records
+    .filter((r): r is ScreenedRecord & { id: string } => typeof r.id === "string")
+    .map((r) => ({
+      id: r.id,
+      customerId: r.customerId,
+      ...screeningOut({ identityReason: null, attestation: null, identityStatus: null, screening: null, ...r }),
+    }))
+    .filter(screeningFoundSomething);
   const queued: string[] = [];
-  for (const rule of rules.filter((r) => ruleMatches(r, event, call?.mos ?? null))) {
+  for (const customerId of new Set(screened.map((c) => c.customerId))) {
+    const rules = await s.db
+      .select()
+      .from(alertRules)
+      .where(and(eq(alertRules.customerId, customerId), eq(alertRules.trigger, "screening"), eq(alertRules.enabled, true)));
+    if (!rules.length) continue;
+    for (const call of screened.filter((c) => c.customerId === customerId)) {
+      queued.push(
+        ...(await claimAlerts(
+          s,
+          rules.filter((r) => screeningRuleMatches(r, call)),
+          call.id,
+        )),
+      );
+    }
+  }
+  return queued;
+}
+
+async function claimAlerts(s: Services, rules: AlertRuleRow[], callId: string): Promise<string[]> {
+  const queued: string[] = [];
+  for (const rule of rules) {
     const now = nowIso();
-    const claimed = await claimAlert(s, rule, event.callId, now);
+    const claimed = await claimAlert(s, rule, callId, now);
     if (!claimed) {
-      if (await alertedFor(s, rule, event.callId)) continue; // a verdict handed on twice
+      if (await alertedFor(s, rule, callId)) continue; // handed on twice
       await s.db.insert(alertDeliveries).values({
         id: newId(),
         customerId: rule.customerId,
         ruleId: rule.id,
-        callId: event.callId,
+        callId,
         channelId: null,
         status: "throttled",
         createdAt: now,
@@ -171,6 +231,7 @@ async function factsOf(s: Services, rule: AlertRuleRow, call: CallRow): Promise<
       mos: call.mos,
       subCustomer: call.subCustomer,
     },
+    screening: screeningOut(call),
     verdict: analysis ? { ...analysis, red_flags: analysis.redFlags ?? [] } : null,
     callUrl: `${s.origin}/api/calls/${call.id}`,
   };

@@ -2,6 +2,7 @@
 // Slack's limits: 50 blocks, header 150 characters, section text 3,000, 10 fields of 2,000 each,
 // 10 context elements, button text 75, URL 3,000), and the generic JSON webhook body.
 import { verdictWire, type VerdictFacts } from "../analysis/verdict-wire.ts";
+import type { CallScreening } from "../calls/screening.ts";
 
 export type AlertFacts = {
   rule: { id: string; name: string; trigger: string };
@@ -15,6 +16,8 @@ export type AlertFacts = {
     subCustomer: string | null;
   };
   verdict: (VerdictFacts & { red_flags: string[] }) | null;
+  /** What screening found before answer; absent or its fields null when the call was not screened. */
+  screening?: CallScreening;
   /** Where the call is seen in the API (sign-in needed). */
   callUrl: string;
 };
@@ -33,10 +36,33 @@ export const SLACK_LIMITS = {
 
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
-const headline = (f: AlertFacts) =>
-  f.rule.trigger === "quality"
-    ? `Call quality alert: MOS ${f.call.mos ?? "?"} on a call from ${f.call.ani ?? "an unknown number"}`
-    : `Fraud alert: ${f.verdict?.title ?? f.verdict?.category ?? "suspicious call"} (${f.verdict?.probability ?? "?"}%) from ${f.call.ani ?? "an unknown number"}`;
+/** The flags screening raised, as "calls_per_minute (refuse)". */
+const flagsOf = (f: AlertFacts) => (f.screening?.screening?.flags ?? []).filter((flag) => flag.action !== "off");
+
+function headline(f: AlertFacts): string {
+  const from = f.call.ani ?? "an unknown number";
+  if (f.rule.trigger === "quality") return `Call quality alert: MOS ${f.call.mos ?? "?"} on a call from ${from}`;
+  if (f.rule.trigger === "screening") {
+    const flags = flagsOf(f).map((flag) => `${flag.rule} (${flag.action})`);
+    const identity = f.screening?.identity_status ? `caller ID ${f.screening.identity_status}` : "";
+    return `Screening alert: ${[...flags, identity].filter(Boolean).join(", ") || "screened call"} from ${from}`;
+  }
+  return `Fraud alert: ${f.verdict?.title ?? f.verdict?.category ?? "suspicious call"} (${f.verdict?.probability ?? "?"}%) from ${from}`;
+}
+
+/** The screening's lines of an e-mail: the identity, then each flag with what it saw. */
+function screeningLines(f: AlertFacts): string[] {
+  const s = f.screening;
+  if (!s?.identity_status && !flagsOf(f).length) return [];
+  const identity = s?.identity_status
+    ? [
+        `Caller ID: ${s.identity_status}${s.identity_reason ? ` (${s.identity_reason})` : ""}${s.attestation ? `, attestation ${s.attestation}` : ""}`,
+      ]
+    : [];
+  const flags = flagsOf(f).map((flag) => `- ${flag.rule} (${flag.action}): ${flag.detail}`);
+  const action = s?.screening?.action ? [`Admission: ${s.screening.action} by ${s.screening.rule}`] : [];
+  return ["", "Screening before answer:", ...identity, ...flags, ...action];
+}
 
 export function alertSubject(f: AlertFacts): string {
   return cut(`[Call Shield] ${headline(f)}`, 200);
@@ -55,6 +81,7 @@ export function alertEmailText(f: AlertFacts, notes: string[] = []): string {
     ...(f.call.durationSec !== null ? [`Duration: ${f.call.durationSec} s`] : []),
     ...(f.call.subCustomer ? [`Sub-customer: ${f.call.subCustomer}`] : []),
     ...(f.call.mos !== null ? [`MOS: ${f.call.mos}`] : []),
+    ...screeningLines(f),
     ...(v
       ? [
           "",
@@ -92,6 +119,10 @@ export function slackAlert(f: AlertFacts) {
     { type: "section", fields },
   ];
   if (v?.summary) blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(escapeSlack(v.summary), SLACK_LIMITS.sectionText) } });
+  const screened = flagsOf(f).map((flag) => `• ${escapeSlack(`${flag.rule} (${flag.action}): ${flag.detail}`)}`);
+  if (screened.length) {
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(`*Screening*\n${screened.join("\n")}`, SLACK_LIMITS.sectionText) } });
+  }
   if (v?.red_flags.length) {
     const flags = v.red_flags.map((flag) => `• ${escapeSlack(flag)}`).join("\n");
     blocks.push({ type: "section", text: { type: "mrkdwn", text: cut(`*Red flags*\n${flags}`, SLACK_LIMITS.sectionText) } });
@@ -122,7 +153,11 @@ export function jsonAlert(f: AlertFacts, at: string) {
       mos: f.call.mos,
       sub_customer: f.call.subCustomer,
       url: f.callUrl,
+      attestation: f.screening?.attestation ?? null,
+      identity_status: f.screening?.identity_status ?? null,
+      identity_reason: f.screening?.identity_reason ?? null,
     },
+    screening: f.screening?.screening ?? null,
     verdict: v ? verdictWire(v) : null,
   };
 }

@@ -11,10 +11,12 @@ import type { Services } from "../context.ts";
 import { Conflict, InvalidField, NotFound } from "../errors.ts";
 import { owned, ownedRow } from "../owned.ts";
 import type { Principal } from "../identity/principal.ts";
+import type { IdentityStatus, RuleName } from "../../../schema/screening.ts";
 
 export type AlertRuleRow = typeof alertRules.$inferSelect;
 
 const orNull = <T>(list: T[] | null | undefined) => (list && list.length > 0 ? list : null);
+const setOrNull = <T>(list: T[] | null | undefined) => orNull(list && [...new Set(list)]);
 
 export const alertRuleOut = (row: AlertRuleRow) => ({
   id: row.id,
@@ -29,8 +31,10 @@ export const alertRuleOut = (row: AlertRuleRow) => ({
   include_sip_log: row.includeSipLog,
   include_pcap: row.includePcap,
   include_recording: row.includeRecording,
-  trigger: row.trigger as "fraud" | "quality",
+  trigger: row.trigger as "fraud" | "quality" | "screening",
   max_mos: row.maxMos,
+  identity_statuses: row.identityStatuses as IdentityStatus[] | null,
+  screening_rules: row.screeningRules as RuleName[] | null,
   channel_ids: row.channelIds,
   email_enabled: row.emailEnabled,
   created_at: row.createdAt,
@@ -78,6 +82,8 @@ export async function createAlertRule(s: Services, principal: Principal, input: 
     includeRecording: input.include_recording,
     trigger: input.trigger,
     maxMos: input.max_mos ?? null,
+    identityStatuses: setOrNull(input.identity_statuses),
+    screeningRules: setOrNull(input.screening_rules),
     channelIds: orNull(input.channel_ids && [...new Set(input.channel_ids)]),
     emailEnabled: input.email_enabled,
     createdAt: now,
@@ -108,6 +114,8 @@ export async function updateAlertRule(s: Services, principal: Principal, ruleId:
   if (input.include_recording !== undefined) changes.includeRecording = input.include_recording;
   if (input.trigger !== undefined) changes.trigger = input.trigger;
   if (input.max_mos !== undefined) changes.maxMos = input.max_mos;
+  if (input.identity_statuses !== undefined) changes.identityStatuses = setOrNull(input.identity_statuses);
+  if (input.screening_rules !== undefined) changes.screeningRules = setOrNull(input.screening_rules);
   if (input.channel_ids !== undefined) changes.channelIds = orNull(input.channel_ids && [...new Set(input.channel_ids)]);
   if (input.email_enabled !== undefined) changes.emailEnabled = input.email_enabled;
   const next = { ...row, ...changes };

@@ -6,6 +6,7 @@ import { and, asc, count, desc, eq, gt, isNull, lte, or, type SQL } from "drizzl
 import { aniControls, automationRules } from "../../../schema/automation.ts";
 import { newId } from "../../lib/ids.ts";
 import { digitsOf } from "../../../schema/numbers.ts";
+import type { IdentityStatus, RuleName } from "../../../schema/screening.ts";
 import { addSeconds, nowIso } from "../../lib/time.ts";
 import { page, type PageParams } from "../../lib/pagination.ts";
 import {
@@ -21,8 +22,12 @@ import { Conflict, InvalidField, NotFound } from "../errors.ts";
 import { owned, ownedRow } from "../owned.ts";
 import type { Principal } from "../identity/principal.ts";
 import type { VerdictEvent, VerdictListener } from "../analysis/verdicts.ts";
+import { meetsScreeningConditions } from "../calls/screening.ts";
 
 type RuleRow = typeof automationRules.$inferSelect;
+
+/** An empty list is no condition, stored as null like an absent one. */
+const orNull = <T>(list: T[] | null | undefined) => (list && list.length > 0 ? [...new Set(list)] : null);
 type ControlRow = typeof aniControls.$inferSelect;
 
 const ruleOut = (row: RuleRow) => ({
@@ -31,6 +36,8 @@ const ruleOut = (row: RuleRow) => ({
   enabled: row.enabled,
   min_probability: row.minProbability,
   recommendations: row.recommendations,
+  identity_statuses: row.identityStatuses as IdentityStatus[] | null,
+  screening_rules: row.screeningRules as RuleName[] | null,
   action: row.action as "block" | "divert",
   divert_destination_id: row.divertDestinationId,
   duration_hours: row.durationHours,
@@ -96,6 +103,8 @@ export async function createAutomationRule(s: Services, principal: Principal, in
     enabled: input.enabled,
     minProbability: input.min_probability,
     recommendations: input.recommendations,
+    identityStatuses: orNull(input.identity_statuses),
+    screeningRules: orNull(input.screening_rules),
     action: input.action,
     divertDestinationId,
     durationHours: input.duration_hours ?? null,
@@ -123,6 +132,8 @@ export async function updateAutomationRule(s: Services, principal: Principal, ru
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   if (input.min_probability !== undefined) changes.minProbability = input.min_probability;
   if (input.recommendations !== undefined) changes.recommendations = input.recommendations;
+  if (input.identity_statuses !== undefined) changes.identityStatuses = orNull(input.identity_statuses);
+  if (input.screening_rules !== undefined) changes.screeningRules = orNull(input.screening_rules);
   if (input.duration_hours !== undefined) changes.durationHours = input.duration_hours;
   if (input.clear_duration) changes.durationHours = null;
   await s.db
@@ -194,7 +205,8 @@ async function activeControlOf(s: Services, customerId: string, ani: string): Pr
 const matches = (rule: RuleRow, event: VerdictEvent) =>
   rule.enabled &&
   event.verdict.probability >= rule.minProbability &&
-  (!rule.recommendations?.length || rule.recommendations.includes(event.verdict.recommendation));
+  (!rule.recommendations?.length || rule.recommendations.includes(event.verdict.recommendation)) &&
+  meetsScreeningConditions(rule, event.call.screening);
 
 /** Of several matching rules the strictest acts: block before divert, then the higher threshold, then the older rule. */
 const strictestFirst = (a: RuleRow, b: RuleRow) =>
@@ -202,8 +214,18 @@ const strictestFirst = (a: RuleRow, b: RuleRow) =>
   b.minProbability - a.minProbability ||
   a.createdAt.localeCompare(b.createdAt);
 
-const reasonOf = (rule: RuleRow, event: VerdictEvent) =>
-  `Rule '${rule.name}': probability ${event.verdict.probability}, recommendation ${event.verdict.recommendation} (${event.verdict.category})`;
+/** The verdict, and what of the screening the rule asked for. */
+function reasonOf(rule: RuleRow, event: VerdictEvent): string {
+  const verdict = `probability ${event.verdict.probability}, recommendation ${event.verdict.recommendation} (${event.verdict.category})`;
+  const screening = event.call.screening;
+  const said = [
+    rule.identityStatuses?.length ? `caller ID ${screening?.identity_status}` : "",
+    ...(rule.screeningRules?.length
+      ? (screening?.screening?.flags ?? []).filter((f) => rule.screeningRules!.includes(f.rule)).map((f) => f.rule)
+      : []),
+  ].filter(Boolean);
+  return `Rule '${rule.name}': ${verdict}${said.length ? `; screening: ${said.join(", ")}` : ""}`;
+}
 
 export type ControlCreated = { control: ControlOut; event: VerdictEvent };
 

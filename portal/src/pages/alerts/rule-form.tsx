@@ -51,7 +51,7 @@ type Attachment = (typeof ATTACHMENTS)[number][0];
 type Form = {
   name: string;
   enabled: boolean;
-  trigger: "fraud" | "quality";
+  trigger: AlertRule["trigger"];
   min_probability: string;
   max_mos: string;
   categories: string;
@@ -134,6 +134,7 @@ export function AlertRuleForm({ rule, onDone }: { rule: AlertRule | null; onDone
         >
           <option value="fraud">Fraud: a verdict reaches the probability</option>
           <option value="quality">Quality: a call's MOS is at or below a limit</option>
+          <option value="screening">Screening: a call screening flagged before answer</option>
         </SelectField>
         {quality ? (
           <Field

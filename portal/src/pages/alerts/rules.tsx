@@ -67,6 +67,13 @@ export function AlertRules() {
 
 function trigger(rule: AlertRule) {
   if (rule.trigger === "quality") return `Quality: MOS ≤ ${rule.max_mos ?? "?"}`;
+  if (rule.trigger === "screening") {
+    const on = [
+      rule.screening_rules?.length ? listed(rule.screening_rules, "") : "",
+      rule.identity_statuses?.length ? `caller ID ${listed(rule.identity_statuses, "")}` : "",
+    ];
+    return `Screening: ${on.filter(Boolean).join("; ") || "any rule's flag"}`;
+  }
   const narrowed = [
     rule.categories?.length ? listed(rule.categories, "") : "",
     rule.recommendations?.length ? listed(rule.recommendations, "") : "",
