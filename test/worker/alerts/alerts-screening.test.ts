@@ -7,9 +7,13 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { alertsForScreening } from "../../../worker/services/alerts/alerts.ts";
 import type { VerdictEvent } from "../../../worker/services/analysis/verdicts.ts";
+import { syncAdmissionState } from "../../../worker/services/trunk/admission-state.ts";
 import { insertCall } from "../fixtures/call-record.ts";
 import { deliveryServices } from "../fixtures/delivery.ts";
+import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, testServices, type Session } from "../fixtures/factory.ts";
+import { addWhitelistEntry, v4Block } from "../fixtures/network.ts";
+import { node } from "../fixtures/node-client.ts";
 import { uniqueAni, verdictEvent } from "../fixtures/verdict.ts";
 import { bodyOf, expectStatus, issuesOf } from "../fixtures/client.ts";
 
@@ -164,6 +168,41 @@ describe("alert rules on the screening", () => {
     await drain();
     expect(mail.sent).toHaveLength(1);
     expect(mail.sent[0]!.text).toContain("Caller ID: failed (bad_signature), attestation A");
+  });
+});
+
+describe("a screening alert rule through admission and the call-records queue", () => {
+  it("a flood from one caller ID refused from the threshold on alerts once; another caller ID's call does not", async () => {
+    const owner = await createAccount();
+    const block = v4Block();
+    await addWhitelistEntry(owner, block.cidr);
+    await addDestination(owner, { is_default: true });
+    await env.DB.prepare("UPDATE customers SET ports_override = 100 WHERE id = ?").bind(owner.account.id).run();
+    await syncAdmissionState(testServices(), owner.account.id);
+    await env.ACCOUNT_LEDGER.get(env.ACCOUNT_LEDGER.idFromName(owner.account.id)).credit({
+      entryId: "topup",
+      type: "topup",
+      amountMicros: 100_000_000,
+      createdAt: new Date().toISOString(),
+    });
+    expectStatus(
+      await owner.client.put("/api/customer/screening/rules", { rules: { calls_per_minute: { action: "refuse", threshold: 3 } } }),
+      200,
+    );
+    const rule = await addAlertRule(owner, { trigger: "screening", screening_rules: ["calls_per_minute"], throttle_minutes: 60 });
+    const admit = (ani: string, i: number) => node.admit({ src_ip: `${block.base}.9`, ani, dialed: `1415555${1000 + i}` });
+    const replies = [];
+    for (let i = 0; i < 8; i++) replies.push(await admit("+12025550100", i));
+    expect(replies.map((r) => r.body.decision)).toEqual(["admit", "admit", "admit", "reject", "reject", "reject", "reject", "reject"]);
+    expect((await admit("+12025550111", 99)).body.decision).toBe("admit");
+
+    // The records reach D1 through the queue; each refused call is claimed for the rule, one alert in the window.
+    await expect.poll(async () => (await deliveriesOf(rule.id)).length, { timeout: 10_000, interval: 100 }).toBe(5);
+    await new Promise((r) => setTimeout(r, 300)); // and no more: the other caller ID's call was flagged by nothing
+    const statuses = await deliveriesOf(rule.id);
+    expect(statuses).toHaveLength(5);
+    expect(statuses.filter((st) => st !== "throttled")).toHaveLength(1);
+    expect(statuses.filter((st) => st === "throttled")).toHaveLength(4);
   });
 });
 
