@@ -105,7 +105,17 @@ describe("a velocity flood", () => {
       150,
     );
     // Meanwhile, once the flood is refused, another caller ID from the same trunk.
-    await until("the flood to pass the threshold", async () => (await callsOf(account)).length > THRESHOLD + 10, 60_000, 250);
+    let floodEnded: { code: number | null; output: string } | null = null;
+    void flood.then((result) => (floodEnded = result));
+    await until(
+      "the flood to pass the threshold",
+      async () => {
+        if (floodEnded) throw new Error(`the flood ended early (${floodEnded.code}):\n${floodEnded.output}`);
+        return (await callsOf(account)).length > THRESHOLD + 10;
+      },
+      60_000,
+      250,
+    );
     const other = await uac(stack, account.src, "uac.xml", "14155550123");
     expect(other.code, other.output).toBe(0);
     const flooded = await flood;

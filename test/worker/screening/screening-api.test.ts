@@ -4,7 +4,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { RULE_DEFAULTS, RULE_NAMES } from "../../../schema/screening.ts";
-import { bodyOf, expectStatus, firstOf, issuesOf } from "../fixtures/client.ts";
+import { bodyOf, expectStatus, firstOf, issuesOf, request } from "../fixtures/client.ts";
 import { addDestination } from "../fixtures/destination.ts";
 import { createAccount, type Session } from "../fixtures/factory.ts";
 
@@ -129,13 +129,20 @@ describe("the do-not-originate list", () => {
     expect((await ledgerScreening(owner))?.doNotOriginate).not.toContain("+14155550100");
   });
 
-  it("takes 10,000 numbers in one request", async () => {
+  it("takes 10,000 numbers in one request, and no body over 512 KiB", async () => {
     const owner = await createAccount();
     const numbers = Array.from({ length: 10_000 }, (_, i) => `+1212555${String(i).padStart(4, "0")}`);
     const added = bodyOf(await owner.client.post("/api/customer/screening/do-not-originate", { numbers, label: "Inbound only" }), 201);
     expect(added).toMatchObject({ added: 10_000, already_listed: 0 });
     expect(await dnoCount(owner)).toBe(10_000);
     expect((await ledgerScreening(owner))?.doNotOriginate).toHaveLength(10_000);
+    // The upload's own body limit, 512 KiB, before anything is parsed.
+    const huge = await request("POST", "/api/customer/screening/do-not-originate", {
+      rawBody: JSON.stringify({ numbers: ["+1".padEnd(600_000, "2")] }),
+      token: owner.token,
+    });
+    expect(huge).toMatchObject({ status: 413, body: { detail: "The request body is larger than 524288 bytes" } });
+    expect(await dnoCount(owner)).toBe(10_000);
   });
 
   it("refuses the whole request naming each bad number, storing nothing", async () => {
