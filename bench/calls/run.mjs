@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev.mjs";
 import { database } from "../../worker/lib/db.ts";
-import { CallListQuery } from "../../worker/resources/calls.ts";
+import { CallListQuery } from "../../worker/resources/call-list.ts";
 import { callCountQuery, callListQuery } from "../../worker/services/calls/search.ts";
 import { makeRecordings, speechToolsMissing, startTranscriber, timeAnalysis, timePipeline, timeReads, writtenInputs } from "./pipeline.mjs";
 import { FACETS, writeSeed } from "./seed.mjs";

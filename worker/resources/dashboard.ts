@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { CallSchema, utcInstant } from "./calls.ts";
+import { utcInstant } from "./call-list.ts";
+import { CallSchema } from "./calls.ts";
 
 export const DashboardQuery = z.object({
   days: z.coerce

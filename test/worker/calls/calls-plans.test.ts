@@ -3,7 +3,7 @@
 // account, so a page never reads other accounts' calls nor the whole of one account's.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CallListQuery } from "../../../worker/resources/calls.ts";
+import { CallListQuery } from "../../../worker/resources/call-list.ts";
 import { callCountQuery, callListQuery } from "../../../worker/services/calls/search.ts";
 import { testServices } from "../fixtures/factory.ts";
 

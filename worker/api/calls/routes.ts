@@ -1,15 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { CallListQuery, CallListSchema, EntityCountSchema, KeywordCountSchema, TermCountQuery } from "../../resources/call-list.ts";
 import {
   AnalysisSchema,
   CallDetailSchema,
   CallIdParam,
-  CallListQuery,
-  CallListSchema,
-  EntityCountSchema,
   InspectSchema,
-  KeywordCountSchema,
   SipLogSchema,
-  TermCountQuery,
   TranscriptSchema,
   TransferRequestSchema,
   TransferSchema,

@@ -2,7 +2,8 @@
 // person sends on (the PDF report, the evidence bundle, the call's share links, and short-lived
 // links to the recording, packet capture and SIP ladder that open without a header).
 import { z } from "@hono/zod-openapi";
-import { CALL_SORTS, CallDetailSchema, CallListQuery, CallSchema, MAX_KEYWORD_FILTERS, TranscriptSchema } from "../../resources/calls.ts";
+import { CALL_SORTS, CallListQuery, MAX_KEYWORD_FILTERS } from "../../resources/call-list.ts";
+import { CallDetailSchema, CallSchema, TranscriptSchema } from "../../resources/calls.ts";
 import { CallShareSchema } from "../../resources/shares.ts";
 import { listCalls } from "../../services/calls/search.ts";
 import { getCallTranscript } from "../../services/calls/records.ts";

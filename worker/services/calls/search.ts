@@ -7,7 +7,7 @@ import { alias, type SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { callEntities, callKeywords, calls, transcripts } from "../../../schema/calls.ts";
 import type { Db } from "../../lib/db.ts";
 import { page } from "../../lib/pagination.ts";
-import type { CallListInput, CallSort, TermCountInput } from "../../resources/calls.ts";
+import type { CallListInput, CallSort, TermCountInput } from "../../resources/call-list.ts";
 import { verdictExtrasOf } from "./records.ts";
 import { callOut } from "./calls.ts";
 import type { Services } from "../context.ts";
