@@ -20,10 +20,10 @@ import type { CreateCliCheck } from "../../resources/cli-checks.ts";
 import { toE164 } from "../../../schema/numbers.ts";
 import type { Services } from "../context.ts";
 import { InvalidField, PaymentRequired } from "../errors.ts";
-import { actingLabel, type Principal } from "../identity/principal.ts";
+import { requesterLabel, type Principal } from "../identity/principal.ts";
 import { ownedRow } from "../owned.ts";
 import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "../placed-calls/placed-calls.ts";
-import { countTestCall, dispatchTestCall, emptyProgress, type TestCallRow } from "../placed-calls/test-call-dispatch.ts";
+import { countTestCall, dispatchTestCall, newTestCallRow, type TestCallRow } from "../placed-calls/test-call-dispatch.ts";
 import { requireTestCallsEnabled } from "../placed-calls/test-calls.ts";
 import { verifiedNumberOf } from "../placed-calls/verified-numbers.ts";
 import type { CliChange, CliResult } from "./compare.ts";
@@ -136,31 +136,21 @@ export async function createCliCheck(s: Services, principal: Principal, input: C
     });
     if (!charged.ok) throw new PaymentRequired();
   }
-  const createdBy = principal.connector
-    ? `${actingLabel(principal)} via ${principal.connector.clientName ?? "AI connector"}`
-    : actingLabel(principal);
-  const testCall: TestCallRow = {
-    ...emptyProgress,
-    id: newId(),
-    customerId,
-    status: "queued",
-    number: target.number,
-    callerId: callerId === toE164(s.config.PLATFORM_CALLER_ID) && !input.caller_id ? null : callerId,
-    destinationId: destination.id,
-    seconds: CHECK_CALL_SECONDS,
-    speech: "route_test",
-    sipCallId: `${newId()}@cli-check`,
-    agentDestinationId: null,
-    instruction: null,
-    purpose: "cli_check",
-    createdBy,
-    confirmedAt: null,
-    confirmedBy: null,
-    confirmUrl: null,
-    confirmExpiresAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const createdBy = requesterLabel(principal);
+  const testCall = newTestCallRow(
+    {
+      customerId,
+      status: "queued",
+      number: target.number,
+      callerId: callerId === toE164(s.config.PLATFORM_CALLER_ID) && !input.caller_id ? null : callerId,
+      destinationId: destination.id,
+      seconds: CHECK_CALL_SECONDS,
+      speech: "route_test",
+      purpose: "cli_check",
+      createdBy,
+    },
+    now,
+  );
   const check: CliCheckRow = {
     id,
     customerId,

@@ -43,6 +43,11 @@ export function actingLabel(p: Pick<Principal, "user" | "impersonatedBy">): stri
   return p.impersonatedBy ? `${p.impersonatedBy} (administrator)` : (p.user.name ?? p.user.email);
 }
 
+/** Who asked for something, as records show it: the acting person, and the AI connector they asked through. */
+export function requesterLabel(p: Pick<Principal, "user" | "impersonatedBy" | "connector">): string {
+  return p.connector ? `${actingLabel(p)} via ${p.connector.clientName ?? "AI connector"}` : actingLabel(p);
+}
+
 async function loadUser(db: Db, userId: string, customerId: string) {
   const row = await db
     .select({ user: users, customer: customers })

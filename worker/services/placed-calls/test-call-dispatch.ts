@@ -5,6 +5,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { OriginateCommand, TestCallStatus } from "../../../schema/node-api.ts";
 import { testCalls } from "../../../schema/test-calls.ts";
+import { newId } from "../../lib/ids.ts";
 import { nowIso } from "../../lib/time.ts";
 import type { Services } from "../context.ts";
 import { TooManyRequests } from "../errors.ts";
@@ -31,6 +32,31 @@ export const emptyProgress = {
   endedBy: null,
   error: null,
 } satisfies Partial<TestCallRow>;
+
+/** What makes a new test call; the rest of its row starts empty (no agent, no confirmation, no progress). */
+export type NewTestCall = Pick<
+  TestCallRow,
+  "customerId" | "status" | "number" | "callerId" | "destinationId" | "seconds" | "speech" | "purpose" | "createdBy"
+> &
+  Partial<Pick<TestCallRow, "id" | "agentDestinationId" | "instruction" | "confirmUrl" | "confirmExpiresAt">>;
+
+/** A new test call's row (test, verification or CLI-check call), created now under a Call-ID of its own. */
+export function newTestCallRow(fields: NewTestCall, now: string): TestCallRow {
+  return {
+    ...emptyProgress,
+    id: newId(),
+    sipCallId: `${newId()}@test-call`,
+    agentDestinationId: null,
+    instruction: null,
+    confirmedAt: null,
+    confirmedBy: null,
+    confirmUrl: null,
+    confirmExpiresAt: null,
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
+  };
+}
 
 /** Counts one test call (verification calls too) of the account; 429 past TEST_CALLS_PER_HOUR. */
 export async function countTestCall(s: Services, customerId: string): Promise<void> {

@@ -24,10 +24,10 @@ import { callOfAccount } from "../calls/records.ts";
 import type { Services } from "../context.ts";
 import { Conflict, Forbidden, InvalidField, NotFound } from "../errors.ts";
 import { owned, ownedRow, ownedRowsNewestFirst } from "../owned.ts";
-import { actingLabel, isPortalSession, type Principal } from "../identity/principal.ts";
+import { actingLabel, isPortalSession, requesterLabel, type Principal } from "../identity/principal.ts";
 import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { verifiedNumberOf } from "./verified-numbers.ts";
-import { advance, countTestCall, dispatchTestCall, emptyProgress, ORIGINATE_TIMEOUT_MS, type TestCallRow } from "./test-call-dispatch.ts";
+import { advance, countTestCall, dispatchTestCall, newTestCallRow, ORIGINATE_TIMEOUT_MS, type TestCallRow } from "./test-call-dispatch.ts";
 
 /** How long a connector's request waits for a person's confirmation. */
 export const CONFIRM_WINDOW_SECONDS = 600;
@@ -199,27 +199,22 @@ export async function createTestCall(s: Services, principal: Principal, input: C
   const now = nowIso();
   // An AI agent's request rings nothing until a person confirms it in the portal.
   const needsPerson = principal.via === "connector";
-  const row: TestCallRow = {
-    ...emptyProgress,
-    id,
-    customerId,
-    status: needsPerson ? "awaiting_confirm" : "queued",
-    ...call,
-    destinationId,
-    seconds: input.seconds,
-    sipCallId: `${newId()}@test-call`,
-    instruction: input.instruction ?? null,
-    purpose: "test",
-    createdBy: principal.connector
-      ? `${actingLabel(principal)} via ${principal.connector.clientName ?? "AI connector"}`
-      : actingLabel(principal),
-    confirmedAt: null,
-    confirmedBy: null,
-    confirmUrl: needsPerson ? confirmUrl(s, id) : null,
-    confirmExpiresAt: needsPerson ? addSeconds(now, CONFIRM_WINDOW_SECONDS) : null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const row = newTestCallRow(
+    {
+      id,
+      customerId,
+      status: needsPerson ? "awaiting_confirm" : "queued",
+      ...call,
+      destinationId,
+      seconds: input.seconds,
+      instruction: input.instruction ?? null,
+      purpose: "test",
+      createdBy: requesterLabel(principal),
+      confirmUrl: needsPerson ? confirmUrl(s, id) : null,
+      confirmExpiresAt: needsPerson ? addSeconds(now, CONFIRM_WINDOW_SECONDS) : null,
+    },
+    now,
+  );
   await s.db.insert(testCalls).values(row);
   if (!needsPerson) s.background(dispatchTestCall(s, row));
   return testCallOut(row);

@@ -21,7 +21,7 @@ import { Conflict, Forbidden, InvalidField, TooManyRequests, Unavailable } from 
 import { owned, ownedRow, ownedRowsNewestFirst } from "../owned.ts";
 import { placedCallPolicyOf, requireAllowedNumber, takePlacedCall } from "./placed-calls.ts";
 import { actingLabel, type Principal } from "../identity/principal.ts";
-import { countTestCall, dispatchTestCall, emptyProgress, type TestCallRow } from "./test-call-dispatch.ts";
+import { countTestCall, dispatchTestCall, newTestCallRow } from "./test-call-dispatch.ts";
 
 type NumberRow = typeof verifiedNumbers.$inferSelect;
 
@@ -230,29 +230,21 @@ async function placeVerificationCall(s: Services, principal: Principal, row: Num
     .update(verifiedNumbers)
     .set(patch)
     .where(owned(verifiedNumbers, row.customerId, row.id));
-  const call: TestCallRow = {
-    ...emptyProgress,
-    id: newId(),
-    customerId: row.customerId,
-    status: "queued",
-    number: row.number,
-    callerId: null,
-    // The platform's own route (VERIFY_ROUTE), never one of the account's destinations.
-    destinationId: null,
-    seconds: VERIFY_CALL_SECONDS,
-    speech: "verification_code",
-    sipCallId: `${newId()}@test-call`,
-    agentDestinationId: null,
-    instruction: null,
-    purpose: "verify",
-    createdBy: actingLabel(principal),
-    confirmedAt: null,
-    confirmedBy: null,
-    confirmUrl: null,
-    confirmExpiresAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const call = newTestCallRow(
+    {
+      customerId: row.customerId,
+      status: "queued",
+      number: row.number,
+      callerId: null,
+      // The platform's own route (VERIFY_ROUTE), never one of the account's destinations.
+      destinationId: null,
+      seconds: VERIFY_CALL_SECONDS,
+      speech: "verification_code",
+      purpose: "verify",
+      createdBy: actingLabel(principal),
+    },
+    now,
+  );
   await s.db.insert(testCalls).values(call);
   s.background(dispatchTestCall(s, call, code));
   return { ...row, ...patch };
